@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: GPL-2.0
+# latbpf: make [all|run|test|install|vmlinux|overhead|clean] [O=build] [V=1]
+
+O ?= build
+PREFIX ?= /usr/local
+VERSION := 0.1.0
+COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+
+# A new probe family is one bpf/X.bpf.c, one src/X.c and one word here.
+FAMILIES := sched
+
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
+	-e 's/ppc64le/powerpc/' -e 's/riscv64/riscv/' -e 's/s390x/s390/')
+CLANG ?= clang
+CC ?= cc
+BPFTOOL ?= $(shell PATH="$$PATH:/usr/sbin:/sbin" command -v bpftool || echo bpftool)
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+WARN := -Wall -Wextra -Werror -Wno-unused-parameter
+CFLAGS ?= -O2 -g
+LAT_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -MMD -MP -Iinclude -Isrc -I$(O) \
+	-DLATBPF_VERSION='"$(VERSION)"' -DLATBPF_COMMIT='"$(COMMIT)"' -D_GNU_SOURCE
+LDLIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lz -lm -lpthread
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+	-Wno-unused-function -Ivmlinux/$(ARCH) -Iinclude -Ibpf -MMD -MP
+
+SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
+OBJS := $(SRCS:src/%.c=$(O)/src/%.o)
+SKELS := $(FAMILIES:%=$(O)/%.skel.h)
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(wildcard tests/unit/*.c))
+TOOLS := $(patsubst tools/%.c,$(O)/tools/%,$(wildcard tools/*.c))
+
+.DELETE_ON_ERROR:
+.SECONDARY: $(FAMILIES:%=$(O)/bpf/%.bpf.o) $(FAMILIES:%=$(O)/bpf/%.tmp.bpf.o)
+.PHONY: all run test unit install vmlinux overhead clean deps
+
+all: $(O)/latbpf $(TOOLS) $(UNIT_TESTS)
+
+deps:
+	$(Q)tools/install-deps.sh --check >/dev/null || tools/install-deps.sh
+
+$(O)/bpf/%.tmp.bpf.o: bpf/%.bpf.c | $(O)/bpf
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(O)/bpf/%.bpf.o: $(O)/bpf/%.tmp.bpf.o
+	$(call msg,GEN-OBJ,$@)
+	$(Q)$(BPFTOOL) gen object $@ $<
+
+$(O)/%.skel.h: $(O)/bpf/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+
+# The module registry is generated from FAMILIES, so adding a family does not
+# touch main.c.
+$(O)/families.h: Makefile | $(O)
+	$(call msg,GEN,$@)
+	$(Q){ for f in $(FAMILIES); do echo "LAT_FAMILY($$f)"; done; } > $@
+
+$(O)/src/%.o: src/%.c $(SKELS) $(O)/families.h | $(O)/src
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(LAT_CFLAGS) -c $< -o $@
+
+$(O)/latbpf: $(O)/src/main.o $(OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LAT_CFLAGS) $^ -o $@ $(LDLIBS)
+
+# Unit tests link the loader's objects (not main.o) and need no root.
+$(O)/tests/%: tests/unit/%.c $(OBJS) | $(O)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(LAT_CFLAGS) $^ -o $@ $(LDLIBS)
+
+$(O)/tools/%: tools/%.c | $(O)/tools
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(LAT_CFLAGS) $< -o $@ -lpthread -lm
+
+$(O) $(O)/bpf $(O)/src $(O)/tests $(O)/tools:
+	$(Q)mkdir -p $@
+
+run: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tools/run-demo.sh $(O)
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tests/run.sh $(O)
+
+unit: $(UNIT_TESTS)
+	$(Q)prove -f $(UNIT_TESTS)
+
+overhead: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tools/overhead.sh $(O)
+
+install: $(O)/latbpf
+	install -D -m 0755 $(O)/latbpf $(DESTDIR)$(PREFIX)/bin/latbpf
+
+vmlinux:
+	tools/gen-vmlinux.sh $(ARCH)
+
+clean:
+	rm -rf $(O)
+
+-include $(wildcard $(O)/bpf/*.d $(O)/src/*.d $(O)/tests/*.d $(O)/tools/*.d)

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Every kernel-version difference latbpf depends on, in one place. */
+#ifndef LATBPF_COMPAT_BPF_H
+#define LATBPF_COMPAT_BPF_H
+
+#include <bpf/bpf_core_read.h>
+
+/*
+ * task_struct::state was renamed __state in 5.14
+ * (commit 2f064a59a11f "sched: Change task_struct::state").
+ */
+struct task_struct___o {
+	volatile long state;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 lat_task_state(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state);
+	return BPF_CORE_READ((struct task_struct___o *)t, state);
+}
+
+#endif

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sched family: run-queue latency, off-CPU time (S / D), switch counts.
+ *
+ * Per target thread one small state record says what the thread is doing
+ * since when: waiting on a run queue (RUNQ), or switched out asleep (SLEEP,
+ * BLOCKED). Transitions:
+ *   sched_switch prev, still runnable  -> RUNQ since now   (involuntary)
+ *   sched_switch prev, not runnable    -> SLEEP/BLOCKED    (voluntary)
+ *   sched_wakeup(_new)                 -> record off-CPU time, RUNQ since now
+ *   sched_switch next                  -> record run-queue time, on CPU
+ *
+ * The handlers are written once; tp_btf entry points (BTF pointers: direct
+ * loads, task storage) are preferred, raw_tp twins (CO-RE reads, an LRU hash
+ * keyed by tid) serve kernels without task storage for tracing programs.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "latbpf/sched.h"
+#include "hist.bpf.h"
+#include "target.bpf.h"
+#include "compat.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile bool per_thread = false;
+
+enum { ST_ONCPU, ST_RUNQ, ST_SLEEP, ST_BLOCKED };
+
+struct task_st {
+	__u64 ts;
+	__u32 kind;
+	__u32 _pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct task_st);
+} task_st SEC(".maps");
+
+/* raw_tp fallback only; the loader shrinks it to 1 entry when unused. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, struct task_st);
+} task_st_hash SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct lat_sched_cpu);
+} sched_cpu SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LAT_SCHED_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct lat_sched_thread);
+} sched_threads SEC(".maps");
+
+/* Never written: the zeroed value new --per-thread entries are copied from. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct lat_sched_thread);
+} sched_zero SEC(".maps");
+
+/* Field reads: direct loads through BTF pointers, CO-RE reads otherwise.
+ * `btf` is a constant in every caller, so one branch is compiled. */
+#define TREAD(btf, t, f) ((btf) ? (t)->f : BPF_CORE_READ(t, f))
+
+static __always_inline struct task_st *st_get(struct task_struct *t, __u32 tid,
+					      bool btf)
+{
+	struct task_st zero = {}, *st;
+
+	if (btf)
+		return bpf_task_storage_get(&task_st, t, NULL,
+					    BPF_LOCAL_STORAGE_GET_F_CREATE);
+	st = bpf_map_lookup_elem(&task_st_hash, &tid);
+	if (st)
+		return st;
+	bpf_map_update_elem(&task_st_hash, &tid, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&task_st_hash, &tid);
+}
+
+static __always_inline struct lat_sched_thread *
+thread_get(struct task_struct *t, __u32 tid, __u32 tgid,
+	   struct lat_sched_cpu *cpu)
+{
+	struct lat_sched_thread *th;
+	__u32 zkey = 0;
+	void *zero;
+
+	th = bpf_map_lookup_elem(&sched_threads, &tid);
+	if (th)
+		return th;
+	zero = bpf_map_lookup_elem(&sched_zero, &zkey);
+	if (!zero)
+		return NULL;
+	if (bpf_map_update_elem(&sched_threads, &tid, zero, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&sched_threads, &tid)) {
+		cpu->threads_dropped++;
+		return NULL;
+	}
+	th = bpf_map_lookup_elem(&sched_threads, &tid);
+	if (th && th->tid == 0) {
+		th->tid = tid;
+		th->tgid = tgid;
+		bpf_probe_read_kernel_str(th->comm, sizeof(th->comm), t->comm);
+	}
+	return th;
+}
+
+static __always_inline struct lat_sched_cpu *cpu_get(void)
+{
+	__u32 key = 0;
+
+	return bpf_map_lookup_elem(&sched_cpu, &key);
+}
+
+static __always_inline void record(struct task_struct *t, __u32 tid, __u32 tgid,
+				   int which, __u64 d)
+{
+	struct lat_sched_cpu *cpu = cpu_get();
+	struct lat_sched_thread *th;
+
+	if (!cpu || which < 0 || which >= LAT_SCHED_NR_HIST)
+		return;
+	lat_hist_record(&cpu->h[which], d);
+	if (per_thread && (th = thread_get(t, tid, tgid, cpu)))
+		lat_hist_record(&th->h[which], d);
+}
+
+static __always_inline int on_wakeup(struct task_struct *p, bool btf)
+{
+	__u32 tid = TREAD(btf, p, pid), tgid = TREAD(btf, p, tgid);
+	struct task_st *st;
+	__u64 now;
+
+	if (!lat_is_target(tgid, tid))
+		return 0;
+	st = st_get(p, tid, btf);
+	if (!st)
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (st->kind == ST_SLEEP || st->kind == ST_BLOCKED)
+		record(p, tid, tgid,
+		       st->kind == ST_SLEEP ? LAT_SCHED_SLEEP : LAT_SCHED_BLOCKED,
+		       now - st->ts);
+	if (st->kind != ST_RUNQ) {
+		st->kind = ST_RUNQ;
+		st->ts = now;
+	}
+	return 0;
+}
+
+static __always_inline int on_switch(bool preempt, struct task_struct *prev,
+				     struct task_struct *next, bool btf)
+{
+	__u32 tid = TREAD(btf, prev, pid), tgid = TREAD(btf, prev, tgid);
+	struct lat_sched_thread *th;
+	struct lat_sched_cpu *cpu;
+	struct task_st *st;
+	__u64 now = 0;
+	__u32 state;
+
+	if (lat_is_target(tgid, tid) && tid != 0 && (st = st_get(prev, tid, btf))) {
+		now = bpf_ktime_get_ns();
+		cpu = cpu_get();
+		if (!cpu)
+			return 0;
+		/* The kernel's own rule: preempted, or never left TASK_RUNNING
+		 * (including a sleep undone by a pending signal), stays queued. */
+		state = lat_task_state(prev);
+		th = per_thread ? thread_get(prev, tid, tgid, cpu) : NULL;
+		if (preempt || state == 0) {
+			st->kind = ST_RUNQ;
+			cpu->involuntary++;
+			if (th)
+				th->involuntary++;
+		} else {
+			st->kind = (state & 1 /* TASK_INTERRUPTIBLE */) ?
+					   ST_SLEEP : ST_BLOCKED;
+			cpu->voluntary++;
+			if (th)
+				th->voluntary++;
+		}
+		st->ts = now;
+	}
+
+	tid = TREAD(btf, next, pid);
+	tgid = TREAD(btf, next, tgid);
+	if (tid == 0 || !lat_is_target(tgid, tid))
+		return 0;
+	st = st_get(next, tid, btf);
+	if (!st)
+		return 0;
+	if (st->kind == ST_RUNQ) {
+		if (!now)
+			now = bpf_ktime_get_ns();
+		record(next, tid, tgid, LAT_SCHED_RUNQ, now - st->ts);
+	}
+	st->kind = ST_ONCPU;
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(sched_wakeup, struct task_struct *p)
+{
+	return on_wakeup(p, true);
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(sched_wakeup_new, struct task_struct *p)
+{
+	return on_wakeup(p, true);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	return on_switch(preempt, prev, next, true);
+}
+
+SEC("raw_tp/sched_wakeup")
+int BPF_PROG(sched_wakeup_raw, struct task_struct *p)
+{
+	return on_wakeup(p, false);
+}
+
+SEC("raw_tp/sched_wakeup_new")
+int BPF_PROG(sched_wakeup_new_raw, struct task_struct *p)
+{
+	return on_wakeup(p, false);
+}
+
+SEC("raw_tp/sched_switch")
+int BPF_PROG(sched_switch_raw, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	return on_switch(preempt, prev, next, false);
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The target filter: the first thing every handler does, and all a thread
+ * of another process costs. Values live in .rodata, so with no filter the
+ * verifier sees the constant and removes the loops. */
+#ifndef LATBPF_TARGET_BPF_H
+#define LATBPF_TARGET_BPF_H
+
+#include "latbpf/target.h"
+
+const volatile struct lat_target lat_targ = {};
+
+static __always_inline bool lat_is_target(__u32 tgid, __u32 tid)
+{
+	__u32 i;
+
+	if (lat_targ.n_tgids == 0 && lat_targ.n_tids == 0)
+		return true;
+	for (i = 0; i < LAT_MAX_TARGETS && i < lat_targ.n_tgids; i++)
+		if (lat_targ.tgids[i] == tgid)
+			return true;
+	for (i = 0; i < LAT_MAX_TARGETS && i < lat_targ.n_tids; i++)
+		if (lat_targ.tids[i] == tid)
+			return true;
+	return false;
+}
+
+#endif

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one histogram of latbpf, compiled by clang for BPF and by the C
+ * compiler for the loader and the unit tests, so the tests run the very
+ * index code the kernel runs.
+ *
+ * Layout is HdrHistogram's for lowest discernible value 1 (ns), one
+ * significant digit: sub_bucket_count 32, half count 16, unit magnitude 0.
+ * Values 0..31 get one slot each; every power of two above gets 16 linear
+ * slots, so a slot is at most 1/16 (6.25 %) of its lowest value wide. Slot i
+ * here is HdrHistogram's counts[i] for the same configuration, which makes
+ * the .hlog export a copy.
+ *
+ * Highest trackable value is 2^LAT_HIST_MAX_LOG2 - 1 ns (about 4.9 hours);
+ * larger values are counted in `overflow` (and in count/sum/max), never
+ * clipped into the last slot.
+ */
+#ifndef LATBPF_HIST_H
+#define LATBPF_HIST_H
+
+#ifndef __bpf__
+#include <linux/types.h>
+#endif
+
+#define LAT_HIST_SUB_BITS 4 /* log2 of the 16 sub-buckets per power of two */
+#define LAT_HIST_SUB_HALF (1U << LAT_HIST_SUB_BITS)
+#define LAT_HIST_MAX_LOG2 44
+/* HdrHistogram bucket_count for highest 2^44-1: 44 - 5 + 1 = 40 */
+#define LAT_HIST_BUCKETS (LAT_HIST_MAX_LOG2 - (LAT_HIST_SUB_BITS + 1) + 1)
+#define LAT_HIST_SLOTS ((LAT_HIST_BUCKETS + 1) * LAT_HIST_SUB_HALF)
+#define LAT_HIST_MAX_VALUE ((1ULL << LAT_HIST_MAX_LOG2) - 1)
+
+struct lat_hist {
+	__u64 count;	/* every recorded value, overflow included */
+	__u64 sum;	/* ns */
+	__u64 min;	/* exact; meaningless while count == 0 */
+	__u64 max;	/* exact */
+	__u64 overflow; /* values above LAT_HIST_MAX_VALUE */
+	__u64 slots[LAT_HIST_SLOTS];
+};
+_Static_assert(sizeof(struct lat_hist) == 8 * (5 + LAT_HIST_SLOTS),
+	       "lat_hist layout is shared with BPF");
+
+/* floor(log2(v)) for v > 0, branch-free: BPF has no count-leading-zeros. */
+static inline __u32 lat_log2(__u64 v)
+{
+	__u32 r, s;
+
+	r = (v > 0xffffffffULL) << 5;
+	v >>= r;
+	s = (v > 0xffff) << 4;
+	v >>= s;
+	r |= s;
+	s = (v > 0xff) << 3;
+	v >>= s;
+	r |= s;
+	s = (v > 0xf) << 2;
+	v >>= s;
+	r |= s;
+	s = (v > 0x3) << 1;
+	v >>= s;
+	r |= s;
+	r |= (__u32)(v >> 1);
+	return r;
+}
+
+/*
+ * HdrHistogram's counts_index(); LAT_HIST_SLOTS means overflow. 64-bit all
+ * the way: a 32-bit result makes clang zero-extend it twice, once for the
+ * bounds check and once for the access, and the verifier then rejects it.
+ */
+static inline __u64 lat_hist_index(__u64 v)
+{
+	__u64 bucket;
+
+	if (v < 2 * LAT_HIST_SUB_HALF)
+		return v;
+	if (v > LAT_HIST_MAX_VALUE)
+		return LAT_HIST_SLOTS;
+	bucket = lat_log2(v) - LAT_HIST_SUB_BITS; /* >= 1 here */
+	return ((bucket + 1) << LAT_HIST_SUB_BITS) + (v >> bucket) -
+	       LAT_HIST_SUB_HALF;
+}
+
+/* Lowest value that lands in slot i (HdrHistogram's value_from_index). */
+static inline __u64 lat_hist_slot_low(__u32 i)
+{
+	__s32 bucket = (__s32)(i >> LAT_HIST_SUB_BITS) - 1;
+	__u64 sub = (i & (LAT_HIST_SUB_HALF - 1)) + LAT_HIST_SUB_HALF;
+
+	if (bucket < 0)
+		return i;
+	return sub << bucket;
+}
+
+/* Highest value that lands in slot i. */
+static inline __u64 lat_hist_slot_high(__u32 i)
+{
+	__s32 bucket = (__s32)(i >> LAT_HIST_SUB_BITS) - 1;
+
+	return lat_hist_slot_low(i) + (bucket <= 0 ? 0 : (1ULL << bucket) - 1);
+}
+
+#endif /* LATBPF_HIST_H */

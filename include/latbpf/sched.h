@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Map value types of the sched family, shared by bpf/sched.bpf.c and src/sched.c. */
+#ifndef LATBPF_SCHED_H
+#define LATBPF_SCHED_H
+
+#include "latbpf/hist.h"
+
+enum lat_sched_hist {
+	LAT_SCHED_RUNQ,		/* runnable -> on CPU */
+	LAT_SCHED_SLEEP,	/* switched out in S -> woken */
+	LAT_SCHED_BLOCKED,	/* switched out in D or other -> woken */
+	LAT_SCHED_NR_HIST,
+};
+
+/* One per CPU (per-CPU array, key 0): the CPU an event was recorded on. */
+struct lat_sched_cpu {
+	__u64 voluntary;	/* switched out while not runnable */
+	__u64 involuntary;	/* switched out while still runnable */
+	__u64 threads_dropped;	/* --per-thread table full */
+	__u64 _pad;
+	struct lat_hist h[LAT_SCHED_NR_HIST];
+};
+_Static_assert(sizeof(struct lat_sched_cpu) ==
+		       32 + LAT_SCHED_NR_HIST * sizeof(struct lat_hist),
+	       "lat_sched_cpu layout is shared with BPF");
+
+/* --per-thread: one per target thread, hash map keyed by tid. */
+struct lat_sched_thread {
+	__u32 tid;
+	__u32 tgid;
+	char comm[16];
+	__u64 voluntary;
+	__u64 involuntary;
+	struct lat_hist h[LAT_SCHED_NR_HIST];
+};
+_Static_assert(sizeof(struct lat_sched_thread) ==
+		       40 + LAT_SCHED_NR_HIST * sizeof(struct lat_hist),
+	       "lat_sched_thread layout is shared with BPF");
+
+#define LAT_SCHED_MAX_THREADS 4096
+
+#endif

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What the loader's parts share: the run's configuration, the module
+ * interface every probe family implements, and the emitter it reports to. */
+#ifndef LATBPF_LAT_H
+#define LATBPF_LAT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include "latbpf/hist.h"
+#include "latbpf/target.h"
+
+#define LAT_FAMILY_NAMES "sched,hiccup,fault,block,tcp"
+#define LAT_NR_FAMILY_NAMES 5
+
+/* Everything the command line says; filled by lat_opts_parse(). */
+struct lat_opts {
+	__u32 pids[LAT_MAX_TARGETS], n_pids;
+	__u32 tids[LAT_MAX_TARGETS], n_tids;
+	unsigned probes;		/* bit i: family i of LAT_FAMILY_NAMES */
+	__u64 interval_ns, duration_ns, threshold_ns;
+	bool per_thread, per_cpu, no_tui, verbose;
+	const char *json_path, *hlog_path, *prom_addr;
+	char **command;			/* after "--", NULL-terminated */
+	bool help, version;
+	bool bench;			/* "latbpf bench ..." */
+	char **bench_args;
+};
+
+/* The run as the modules see it. */
+struct lat_run {
+	const struct lat_opts *opts;
+	struct lat_target target;	/* resolved tgids/tids, BPF layout */
+	int ncpus;			/* possible CPUs: per-CPU map value count */
+};
+
+/*
+ * Families describe their data once; each renderer lays it out. Every value
+ * comes as (this interval, whole run); a renderer picks what it shows.
+ */
+struct lat_emit;
+struct lat_emit_ops {
+	void (*obj_begin)(struct lat_emit *e, const char *key, const char *title);
+	void (*obj_end)(struct lat_emit *e);
+	void (*list_begin)(struct lat_emit *e, const char *key, const char *title);
+	void (*list_end)(struct lat_emit *e);
+	void (*hist)(struct lat_emit *e, const char *key, const char *title,
+		     const struct lat_hist *iv, const struct lat_hist *run);
+	void (*count)(struct lat_emit *e, const char *key, __u64 iv, __u64 run);
+	void (*num)(struct lat_emit *e, const char *key, __s64 v);
+	void (*str)(struct lat_emit *e, const char *key, const char *untrusted);
+};
+struct lat_emit {
+	const struct lat_emit_ops *ops;
+	bool final;		/* reporting the whole run, not an interval */
+};
+
+/* One probe family. Functions return 0 or a negative errno and print their
+ * own message, prefixed by the family name. */
+struct lat_module_ops {
+	const char *name;
+	int (*open)(const struct lat_run *run, void **priv);	/* open + load */
+	int (*attach)(void *priv);
+	const char *(*mode)(void *priv);	/* how it attached, for provenance */
+	int (*poll)(void *priv);	/* read maps: close an interval */
+	void (*report)(void *priv, struct lat_emit *e);
+	void (*destroy)(void *priv);
+};
+
+extern const struct lat_module_ops *const lat_modules[];
+
+/* opts.c */
+int lat_opts_parse(int argc, char **argv, struct lat_opts *o);
+int lat_parse_duration(const char *s, __u64 *ns);
+int lat_parse_id_list(const char *s, __u32 *ids, __u32 *n, const char *what);
+int lat_parse_probes(const char *s, unsigned *mask);
+void lat_usage(FILE *f);
+
+/* hist.c */
+void lat_hist_merge(struct lat_hist *dst, const struct lat_hist *src);
+void lat_hist_delta(struct lat_hist *iv, const struct lat_hist *now,
+		    const struct lat_hist *before);
+__u64 lat_hist_percentile(const struct lat_hist *h, double pct);
+extern const double lat_pcts[];
+extern const char *const lat_pct_names[];
+#define LAT_NR_PCTS 5
+int lat_fmt_ns(char *buf, size_t len, __u64 ns);
+
+/* escape.c: kernel strings are untrusted */
+void lat_json_str(FILE *f, const char *s);
+void lat_term_str(char *dst, size_t len, const char *s);
+
+/* emitters */
+struct lat_emit *lat_json_emit_new(FILE *f);
+void lat_json_record_begin(struct lat_emit *e, const char *provenance_json,
+			   long interval, bool final);
+void lat_json_record_end(struct lat_emit *e);
+void lat_json_emit_free(struct lat_emit *e);
+struct lat_emit *lat_text_emit_new(FILE *f, int width, bool bars);
+void lat_text_emit_free(struct lat_emit *e);
+
+/* provenance.c */
+struct lat_provenance;
+struct lat_provenance *lat_provenance_new(int argc, char **argv,
+					  const struct lat_opts *o);
+void lat_provenance_set_target(struct lat_provenance *p,
+			       const struct lat_target *t, const char *comm);
+void lat_provenance_set_probe(struct lat_provenance *p, const char *name,
+			      const char *status);
+/* JSON members (no braces), for every record; elapsed in ns */
+char *lat_provenance_json(struct lat_provenance *p, __u64 elapsed_ns);
+void lat_provenance_text(struct lat_provenance *p, FILE *f, __u64 elapsed_ns);
+void lat_provenance_free(struct lat_provenance *p);
+
+#endif

@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latbpf: options, signals, the loop over modules, and the one place where
+ * exit codes are chosen: 0 success, 1 runtime failure, 2 usage error,
+ * 3 environment (not root / no CAP_BPF, no kernel BTF, nothing attachable).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "lat.h"
+#include "target.h"
+#include "tty.h"
+
+enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_ENV = 3 };
+
+static const char *const family_names[LAT_NR_FAMILY_NAMES] = {
+	"sched", "hiccup", "fault", "block", "tcp"
+};
+
+struct mod {
+	const struct lat_module_ops *ops;
+	void *priv;
+};
+
+struct app {
+	struct lat_opts o;
+	struct lat_run run;
+	struct lat_tgt tgt;
+	struct lat_provenance *prov;
+	struct mod mods[LAT_NR_FAMILY_NAMES];
+	int nmods;
+	FILE *json_f;
+	struct lat_emit *json;
+	FILE *text_f;		/* interval blocks and the summary, or NULL */
+	struct lat_tty tty;
+	__u64 t0;
+	long interval;
+};
+
+static bool verbose;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return verbose ? vfprintf(stderr, fmt, ap) : 0;
+}
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+static const struct lat_module_ops *find_module(const char *name)
+{
+	for (int i = 0; lat_modules[i]; i++)
+		if (!strcmp(lat_modules[i]->name, name))
+			return lat_modules[i];
+	return NULL;
+}
+
+/* Opens and attaches every requested family; one that fails is reported in
+ * the provenance and the others go on. Returns the first failure's code. */
+static int attach_all(struct app *a)
+{
+	int i, err, first_err = 0;
+	char why[160];
+
+	for (i = 0; i < LAT_NR_FAMILY_NAMES; i++) {
+		const struct lat_module_ops *ops;
+		struct mod *m = &a->mods[a->nmods];
+
+		if (!(a->o.probes & (1U << i)))
+			continue;
+		ops = find_module(family_names[i]);
+		if (!ops) {
+			lat_provenance_set_probe(a->prov, family_names[i],
+						 "unavailable: not implemented in this version");
+			continue;
+		}
+		err = ops->open(&a->run, &m->priv);
+		if (!err) {
+			err = ops->attach(m->priv);
+			if (err)
+				ops->destroy(m->priv);
+		}
+		if (err) {
+			snprintf(why, sizeof(why), "unavailable: %s", strerror(-err));
+			lat_provenance_set_probe(a->prov, family_names[i], why);
+			if (!first_err)
+				first_err = err;
+			continue;
+		}
+		m->ops = ops;
+		lat_provenance_set_probe(a->prov, family_names[i], ops->mode(m->priv));
+		a->nmods++;
+	}
+	return first_err;
+}
+
+static void report(struct app *a, struct lat_emit *e)
+{
+	for (int i = 0; i < a->nmods; i++)
+		a->mods[i].ops->report(a->mods[i].priv, e);
+}
+
+static void emit_json(struct app *a, bool final)
+{
+	char *prov;
+
+	if (!a->json)
+		return;
+	prov = lat_provenance_json(a->prov, now_ns() - a->t0);
+	lat_json_record_begin(a->json, prov ? prov : "\"error\":\"no memory\"",
+			      a->interval, final);
+	report(a, a->json);
+	lat_json_record_end(a->json);
+	free(prov);
+}
+
+static void emit_live(struct app *a)
+{
+	int rows, cols;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct lat_emit *e;
+
+	if (!f)
+		return;
+	lat_tty_size(a->tty.out, &rows, &cols);
+	lat_provenance_text(a->prov, f, now_ns() - a->t0);
+	fprintf(f, "interval %ld   q or Ctrl-C: end and print the whole-run summary\n\n",
+		a->interval);
+	e = lat_text_emit_new(f, cols, true);
+	if (e)
+		report(a, e);
+	lat_text_emit_free(e);
+	fclose(f);
+	lat_tty_frame(&a->tty, buf, len);
+	free(buf);
+}
+
+static void emit_log(struct app *a)
+{
+	struct lat_emit *e;
+	char el[32];
+
+	if (!a->text_f)
+		return;
+	lat_fmt_ns(el, sizeof(el), now_ns() - a->t0);
+	fprintf(a->text_f, "--- interval %ld (elapsed %s) ---\n", a->interval, el);
+	e = lat_text_emit_new(a->text_f, 100, false);
+	if (e)
+		report(a, e);
+	lat_text_emit_free(e);
+	fflush(a->text_f);
+}
+
+static void emit_summary(struct app *a)
+{
+	FILE *f = a->text_f ? a->text_f : stderr;
+	struct lat_emit *e = lat_text_emit_new(f, 100, true);
+
+	fputs("=== whole run ===\n", f);
+	lat_provenance_text(a->prov, f, now_ns() - a->t0);
+	fputc('\n', f);
+	if (e) {
+		e->final = true;
+		report(a, e);
+	}
+	lat_text_emit_free(e);
+	fflush(f);
+}
+
+static int poll_all(struct app *a)
+{
+	int err;
+
+	for (int i = 0; i < a->nmods; i++) {
+		err = a->mods[i].ops->poll(a->mods[i].priv);
+		if (err) {
+			fprintf(stderr, "%s: reading maps failed: %s\n",
+				a->mods[i].ops->name, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* Runs until the duration ends, a signal or 'q' arrives, or the target is
+ * gone. Returns 0 or a negative errno. */
+static int loop(struct app *a, int sfd)
+{
+	struct itimerspec its = { 0 };
+	struct pollfd pfd[3 + LAT_MAX_TARGETS * 2];
+	int tfd, n, i, err = 0;
+	__u64 end = a->o.duration_ns ? a->t0 + a->o.duration_ns : 0;
+
+	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (tfd < 0)
+		return -errno;
+	its.it_interval.tv_sec = (time_t)(a->o.interval_ns / 1000000000ULL);
+	its.it_interval.tv_nsec = (long)(a->o.interval_ns % 1000000000ULL);
+	its.it_value = its.it_interval;
+	timerfd_settime(tfd, 0, &its, NULL);
+
+	for (;;) {
+		int timeout = -1;
+
+		n = 0;
+		pfd[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = tfd, .events = POLLIN };
+		if (a->tty.active)
+			pfd[n++] = (struct pollfd){ .fd = a->tty.in, .events = POLLIN };
+		for (i = 0; i < a->tgt.npidfd; i++)
+			if (a->tgt.pidfd[i] >= 0)
+				pfd[n++] = (struct pollfd){ .fd = a->tgt.pidfd[i],
+							    .events = POLLIN };
+		if (end) {
+			__u64 t = now_ns();
+
+			if (t >= end)
+				break;
+			timeout = (int)((end - t + 999999) / 1000000);
+		} else if (a->tgt.npidfd > (int)a->tgt.t.n_tgids) {
+			timeout = 200;	/* threads without pidfds: look at /proc */
+		}
+		if (poll(pfd, (nfds_t)n, timeout) < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			break;
+		}
+		if (pfd[0].revents) {
+			struct signalfd_siginfo si;
+
+			if (read(sfd, &si, sizeof(si)) == sizeof(si) &&
+			    si.ssi_signo != SIGCHLD)
+				break;	/* SIGINT, SIGTERM, SIGHUP */
+		}
+		if (pfd[1].revents) {
+			__u64 ticks;
+
+			if (read(tfd, &ticks, sizeof(ticks)) < 0)
+				continue;
+			a->interval++;
+			if ((err = poll_all(a)))
+				break;
+			if (a->tty.active)
+				emit_live(a);
+			else
+				emit_log(a);
+			emit_json(a, false);
+		}
+		if (a->tty.active && pfd[2].revents) {
+			int k = lat_tty_key(&a->tty);
+
+			if (k == 'q' || k == 'Q')
+				break;
+		}
+		if (lat_tgt_gone(&a->tgt)) {
+			fprintf(stderr, "latbpf: target exited\n");
+			break;
+		}
+	}
+	close(tfd);
+	return err;
+}
+
+static void cleanup(struct app *a)
+{
+	lat_tty_end(&a->tty);
+	for (int i = 0; i < a->nmods; i++)
+		a->mods[i].ops->destroy(a->mods[i].priv);
+	a->nmods = 0;
+	lat_tgt_cleanup(&a->tgt);
+	if (a->json_f && a->json_f != stdout)
+		fclose(a->json_f);
+	lat_json_emit_free(a->json);
+	lat_provenance_free(a->prov);
+}
+
+int main(int argc, char **argv)
+{
+	struct app a = { 0 };
+	sigset_t mask;
+	int err, sfd = -1, code = EXIT_OK;
+	bool to_tty;
+
+	a.tgt.go_fd = a.tgt.err_fd = -1;
+	if (lat_opts_parse(argc, argv, &a.o))
+		return EXIT_USAGE;
+	if (a.o.help) {
+		lat_usage(stdout);
+		return EXIT_OK;
+	}
+	if (a.o.version) {
+		printf("latbpf %s (%s)\n", LATBPF_VERSION, LATBPF_COMMIT);
+		return EXIT_OK;
+	}
+	if (a.o.bench) {
+		fprintf(stderr, "latbpf bench: not yet available in this version\n");
+		return EXIT_USAGE;
+	}
+	if (a.o.hlog_path)
+		fprintf(stderr, "latbpf: --hlog is not yet available; ignored\n");
+	if (a.o.prom_addr)
+		fprintf(stderr, "latbpf: --prometheus is not yet available; ignored\n");
+	verbose = a.o.verbose;
+	libbpf_set_print(libbpf_print);
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		fprintf(stderr, "latbpf: this kernel has no BTF (/sys/kernel/btf/vmlinux): "
+			"CONFIG_DEBUG_INFO_BTF=y is required\n");
+		return EXIT_ENV;
+	}
+	if (a.o.json_path) {
+		a.json_f = strcmp(a.o.json_path, "-") ? fopen(a.o.json_path, "w") : stdout;
+		if (!a.json_f) {
+			fprintf(stderr, "latbpf: cannot write '%s': %s\n", a.o.json_path,
+				strerror(errno));
+			return EXIT_USAGE;
+		}
+		a.json = lat_json_emit_new(a.json_f);
+	}
+	/* Signals arrive through a signalfd: the loop ends cleanly on each. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+
+	a.prov = lat_provenance_new(argc, argv, &a.o);
+	if (!a.prov || sfd < 0) {
+		code = EXIT_RUNTIME;
+		goto out;
+	}
+	err = lat_tgt_init(&a.tgt, &a.o);
+	if (err) {
+		if (err != -ESRCH)
+			fprintf(stderr, "latbpf: target: %s\n", strerror(-err));
+		code = err == -ESRCH ? EXIT_USAGE : EXIT_RUNTIME;
+		goto out;
+	}
+	lat_provenance_set_target(a.prov, &a.tgt.t, a.tgt.comm);
+	a.run.opts = &a.o;
+	a.run.target = a.tgt.t;
+	a.run.ncpus = libbpf_num_possible_cpus();
+	if (a.run.ncpus <= 0) {
+		code = EXIT_RUNTIME;
+		goto out;
+	}
+
+	err = attach_all(&a);
+	if (a.nmods == 0) {
+		if (err == -EPERM)
+			fprintf(stderr, "latbpf: not permitted to load BPF: run as root, "
+				"or with CAP_BPF and CAP_PERFMON\n");
+		else
+			fprintf(stderr, "latbpf: nothing could be attached (-v shows why)\n");
+		code = EXIT_ENV;
+		goto out;
+	}
+	a.t0 = now_ns();
+	to_tty = !a.o.no_tui && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) &&
+		 a.json_f != stdout;
+	a.text_f = a.json_f == stdout ? NULL : stdout;
+	/* Tests and scripts wait for this line before starting their load. */
+	fputs("latbpf: attached; ", stderr);
+	lat_provenance_text(a.prov, stderr, 0);
+	if (a.text_f && !to_tty)
+		fflush(a.text_f);
+	if (to_tty)
+		lat_tty_begin(&a.tty, STDIN_FILENO, STDOUT_FILENO);
+	err = lat_tgt_start(&a.tgt);
+	if (err) {
+		lat_tty_end(&a.tty);
+		fprintf(stderr, "latbpf: cannot run '%s': %s\n", a.o.command[0],
+			strerror(-err));
+		code = EXIT_USAGE;
+		goto out;
+	}
+
+	err = loop(&a, sfd);
+	lat_tty_end(&a.tty);
+	if (!err)
+		err = poll_all(&a);
+	emit_summary(&a);
+	emit_json(&a, true);
+	if (err)
+		code = EXIT_RUNTIME;
+out:
+	cleanup(&a);
+	if (sfd >= 0)
+		close(sfd);
+	return code;
+}

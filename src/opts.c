@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Command-line parsing. Returns -EINVAL with a message on stderr for every
+ * bad value; main.c turns that into exit code 2. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lat.h"
+
+static const char *const family_names[LAT_NR_FAMILY_NAMES] = {
+	"sched", "hiccup", "fault", "block", "tcp"
+};
+
+void lat_usage(FILE *f)
+{
+	fputs(
+"Usage: latbpf [OPTIONS] [-- COMMAND [ARG...]]\n"
+"       latbpf bench [NAME...] [--duration DUR] [--json FILE|-]\n"
+"       latbpf --version | --help\n"
+"\n"
+"Traces where a process's latency goes, from outside it, with BPF on\n"
+"tracepoints. With no --pid, --tid or COMMAND: the whole system.\n"
+"\n"
+"Target:\n"
+"  -p, --pid PID[,PID...]    processes (all threads, also ones created later)\n"
+"  -t, --tid TID[,TID...]    single threads\n"
+"  -- COMMAND [ARG...]       start COMMAND after attaching; trace it; end\n"
+"                            when it exits\n"
+"What and how:\n"
+"      --probes LIST         families, comma-separated (default: all):\n"
+"                            " LAT_FAMILY_NAMES "\n"
+"  -i, --interval DUR        report interval (default 1s)\n"
+"  -d, --duration DUR        stop after DUR (default: until Ctrl-C, q, or\n"
+"                            the target exits)\n"
+"      --threshold DUR       hiccup event threshold (default 1ms)\n"
+"      --per-thread          break sched histograms down per thread\n"
+"      --per-cpu             break sched histograms down per CPU\n"
+"Output:\n"
+"      --json FILE|-         newline-delimited JSON, one object per interval\n"
+"                            and a final one with \"final\": true\n"
+"      --hlog FILE           HdrHistogram interval log (not yet available)\n"
+"      --prometheus [HOST:]PORT  metrics endpoint (not yet available)\n"
+"      --no-tui              plain interval blocks even on a terminal\n"
+"  -v, --verbose             libbpf's messages too\n"
+"  -V, --version             version and exit\n"
+"  -h, --help                this text\n"
+"\n"
+"DUR takes a unit: ns, us, ms, s, m, h (500us, 10ms, 1.5s, 2m).\n"
+"Exit status: 0 success, 1 runtime failure, 2 usage error,\n"
+"3 environment (not root / no CAP_BPF, no kernel BTF, nothing attachable).\n",
+	      f);
+}
+
+int lat_parse_duration(const char *s, __u64 *ns)
+{
+	static const struct {
+		const char *unit;
+		double mult;
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 },
+		      { "s", 1e9 }, { "m", 60e9 }, { "h", 3600e9 } };
+	char *end;
+	double v;
+	unsigned i;
+
+	if (!s || !*s)
+		goto bad;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v < 0)
+		goto bad;
+	if (!*end) {
+		fprintf(stderr, "latbpf: missing unit in '%s' (use ns, us, ms, s, m, h)\n", s);
+		return -EINVAL;
+	}
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].unit) == 0) {
+			if (v * units[i].mult > 1e18)
+				goto bad;
+			*ns = (__u64)llround(v * units[i].mult);
+			return 0;
+		}
+	}
+bad:
+	fprintf(stderr, "latbpf: bad duration '%s' (examples: 500us, 10ms, 1.5s, 2m)\n",
+		s ? s : "");
+	return -EINVAL;
+}
+
+/* "1,2,3" of positive ids; appends to ids[*n]. */
+int lat_parse_id_list(const char *s, __u32 *ids, __u32 *n, const char *what)
+{
+	const char *p = s;
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		goto bad;
+	for (;;) {
+		errno = 0;
+		if (*p < '0' || *p > '9')
+			goto bad;
+		v = strtol(p, &end, 10);
+		if (errno || v <= 0 || v > 0x3fffffff || (*end && *end != ','))
+			goto bad;
+		if (*n >= LAT_MAX_TARGETS) {
+			fprintf(stderr, "latbpf: at most %d %ss\n", LAT_MAX_TARGETS, what);
+			return -EINVAL;
+		}
+		ids[(*n)++] = (__u32)v;
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
+bad:
+	fprintf(stderr, "latbpf: bad %s list '%s' (positive numbers, comma-separated)\n",
+		what, s ? s : "");
+	return -EINVAL;
+}
+
+int lat_parse_probes(const char *s, unsigned *mask)
+{
+	char buf[256], *tok, *save = NULL;
+	unsigned i;
+
+	if (!s || !*s || strlen(s) >= sizeof(buf))
+		goto bad;
+	strcpy(buf, s);
+	*mask = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (strcmp(tok, "all") == 0) {
+			*mask = (1U << LAT_NR_FAMILY_NAMES) - 1;
+			continue;
+		}
+		for (i = 0; i < LAT_NR_FAMILY_NAMES; i++)
+			if (strcmp(tok, family_names[i]) == 0)
+				break;
+		if (i == LAT_NR_FAMILY_NAMES) {
+			fprintf(stderr, "latbpf: unknown probe family '%s' (known: %s)\n",
+				tok, LAT_FAMILY_NAMES);
+			return -EINVAL;
+		}
+		*mask |= 1U << i;
+	}
+	if (*mask)
+		return 0;
+bad:
+	fprintf(stderr, "latbpf: bad --probes '%s' (known: %s)\n", s ? s : "",
+		LAT_FAMILY_NAMES);
+	return -EINVAL;
+}
+
+enum { OPT_PROBES = 256, OPT_THRESHOLD, OPT_PER_THREAD, OPT_PER_CPU, OPT_JSON,
+       OPT_HLOG, OPT_PROM, OPT_NO_TUI };
+
+int lat_opts_parse(int argc, char **argv, struct lat_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, 0, 'p' },
+		{ "tid", required_argument, 0, 't' },
+		{ "probes", required_argument, 0, OPT_PROBES },
+		{ "interval", required_argument, 0, 'i' },
+		{ "duration", required_argument, 0, 'd' },
+		{ "threshold", required_argument, 0, OPT_THRESHOLD },
+		{ "per-thread", no_argument, 0, OPT_PER_THREAD },
+		{ "per-cpu", no_argument, 0, OPT_PER_CPU },
+		{ "json", required_argument, 0, OPT_JSON },
+		{ "hlog", required_argument, 0, OPT_HLOG },
+		{ "prometheus", required_argument, 0, OPT_PROM },
+		{ "no-tui", no_argument, 0, OPT_NO_TUI },
+		{ "verbose", no_argument, 0, 'v' },
+		{ "version", no_argument, 0, 'V' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	int c, err;
+
+	memset(o, 0, sizeof(*o));
+	o->probes = (1U << LAT_NR_FAMILY_NAMES) - 1;
+	o->interval_ns = 1000000000ULL;
+	o->threshold_ns = 1000000ULL;
+	if (argc > 1 && strcmp(argv[1], "bench") == 0) {
+		o->bench = true;
+		o->bench_args = argv + 2;
+		return 0;
+	}
+	optind = 1;
+	opterr = 0;
+	/* "+": stop at the first non-option, so COMMAND's own options stay its */
+	while ((c = getopt_long(argc, argv, "+:p:t:i:d:vVh", longopts, NULL)) != -1) {
+		err = 0;
+		switch (c) {
+		case 'p':
+			err = lat_parse_id_list(optarg, o->pids, &o->n_pids, "pid");
+			break;
+		case 't':
+			err = lat_parse_id_list(optarg, o->tids, &o->n_tids, "tid");
+			break;
+		case OPT_PROBES:
+			err = lat_parse_probes(optarg, &o->probes);
+			break;
+		case 'i':
+			err = lat_parse_duration(optarg, &o->interval_ns);
+			if (!err && o->interval_ns < 10000000ULL) {
+				fprintf(stderr, "latbpf: --interval must be at least 10ms\n");
+				err = -EINVAL;
+			}
+			break;
+		case 'd':
+			err = lat_parse_duration(optarg, &o->duration_ns);
+			if (!err && o->duration_ns == 0) {
+				fprintf(stderr, "latbpf: --duration must be above 0\n");
+				err = -EINVAL;
+			}
+			break;
+		case OPT_THRESHOLD:
+			err = lat_parse_duration(optarg, &o->threshold_ns);
+			break;
+		case OPT_PER_THREAD:
+			o->per_thread = true;
+			break;
+		case OPT_PER_CPU:
+			o->per_cpu = true;
+			break;
+		case OPT_JSON:
+			o->json_path = optarg;
+			break;
+		case OPT_HLOG:
+			o->hlog_path = optarg;
+			break;
+		case OPT_PROM:
+			o->prom_addr = optarg;
+			break;
+		case OPT_NO_TUI:
+			o->no_tui = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'V':
+			o->version = true;
+			break;
+		case 'h':
+			o->help = true;
+			break;
+		case ':':
+			fprintf(stderr, "latbpf: option '%s' needs a value\n", argv[optind - 1]);
+			return -EINVAL;
+		default:
+			fprintf(stderr, "latbpf: unknown option '%s' (see --help)\n",
+				argv[optind - 1]);
+			return -EINVAL;
+		}
+		if (err)
+			return err;
+	}
+	if (optind < argc) {
+		if (strcmp(argv[optind - 1], "--") != 0) {
+			fprintf(stderr, "latbpf: unexpected argument '%s' (a command goes after --)\n",
+				argv[optind]);
+			return -EINVAL;
+		}
+		o->command = argv + optind;
+	}
+	if (o->command && (o->n_pids || o->n_tids)) {
+		fprintf(stderr, "latbpf: a COMMAND and --pid/--tid exclude each other\n");
+		return -EINVAL;
+	}
+	return 0;
+}

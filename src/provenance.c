@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Where a report comes from: latbpf, host, run, target, probes. Every JSON
+ * record carries it; the text outputs print it once. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include "lat.h"
+
+#define MAX_PROBES 8
+
+struct lat_provenance {
+	char kernel[128], cpu_model[128], clocksource[64], start[40];
+	char tsc_flags[256];	/* space-separated cpuinfo flags */
+	int cpus;
+	int argc;
+	char **argv;
+	const struct lat_opts *opts;
+	struct lat_target target;
+	char *comm;
+	const char *probe_name[MAX_PROBES];
+	char *probe_status[MAX_PROBES];
+	int nprobes;
+};
+
+static void read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	if (fgets(buf, (int)len, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+/* model name and the TSC-related flags from /proc/cpuinfo */
+static void read_cpuinfo(struct lat_provenance *p)
+{
+	static const char *const tsc[] = { "tsc", "rdtscp", "constant_tsc",
+					   "nonstop_tsc", "tsc_known_freq",
+					   "tsc_reliable" };
+	char line[4096], *v, *tok, *save;
+	bool flags_done = false;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	size_t i;
+
+	strcpy(p->cpu_model, "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		v = strchr(line, ':');
+		if (!v)
+			continue;
+		for (v++; *v == ' '; v++)
+			;
+		if (!strncmp(line, "model name", 10) && !strcmp(p->cpu_model, "unknown"))
+			snprintf(p->cpu_model, sizeof(p->cpu_model), "%s", v);
+		if (!strncmp(line, "flags", 5) && !flags_done) {
+			flags_done = true;
+			for (tok = strtok_r(v, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+				for (i = 0; i < sizeof(tsc) / sizeof(tsc[0]); i++)
+					if (!strcmp(tok, tsc[i])) {
+						strcat(p->tsc_flags, p->tsc_flags[0] ? " " : "");
+						strcat(p->tsc_flags, tok);
+					}
+		}
+	}
+	fclose(f);
+}
+
+struct lat_provenance *lat_provenance_new(int argc, char **argv,
+					  const struct lat_opts *o)
+{
+	struct lat_provenance *p = calloc(1, sizeof(*p));
+	struct utsname u;
+	struct timespec ts;
+	struct tm tm;
+
+	if (!p)
+		return NULL;
+	p->argc = argc;
+	p->argv = argv;
+	p->opts = o;
+	if (uname(&u) == 0)
+		snprintf(p->kernel, sizeof(p->kernel), "%s", u.release);
+	read_cpuinfo(p);
+	read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+		  p->clocksource, sizeof(p->clocksource));
+	p->cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(p->start, sizeof(p->start), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(p->start + strlen(p->start), sizeof(p->start) - strlen(p->start),
+		 ".%03ldZ", ts.tv_nsec / 1000000);
+	return p;
+}
+
+void lat_provenance_set_target(struct lat_provenance *p,
+			       const struct lat_target *t, const char *comm)
+{
+	p->target = *t;
+	free(p->comm);
+	p->comm = comm ? strdup(comm) : NULL;
+}
+
+void lat_provenance_set_probe(struct lat_provenance *p, const char *name,
+			      const char *status)
+{
+	int i;
+
+	for (i = 0; i < p->nprobes; i++)
+		if (!strcmp(p->probe_name[i], name))
+			break;
+	if (i == MAX_PROBES)
+		return;
+	if (i == p->nprobes)
+		p->probe_name[p->nprobes++] = name;
+	free(p->probe_status[i]);
+	p->probe_status[i] = strdup(status);
+}
+
+static bool has_flag(const struct lat_provenance *p, const char *flag)
+{
+	const char *s = p->tsc_flags;
+	size_t n = strlen(flag);
+
+	while ((s = strstr(s, flag))) {
+		if ((s == p->tsc_flags || s[-1] == ' ') && (s[n] == ' ' || !s[n]))
+			return true;
+		s += n;
+	}
+	return false;
+}
+
+static void ids_json(FILE *f, const __u32 *ids, __u32 n)
+{
+	fputc('[', f);
+	for (__u32 i = 0; i < n; i++)
+		fprintf(f, "%s%u", i ? "," : "", ids[i]);
+	fputc(']', f);
+}
+
+char *lat_provenance_json(struct lat_provenance *p, __u64 elapsed_ns)
+{
+	const struct lat_opts *o = p->opts;
+	char *buf = NULL, flags[256], *tok, *save;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	bool first = true;
+	int i;
+
+	if (!f)
+		return NULL;
+	fputs("\"latbpf\":{\"version\":", f);
+	lat_json_str(f, LATBPF_VERSION);
+	fputs(",\"commit\":", f);
+	lat_json_str(f, LATBPF_COMMIT);
+	fputs("},\"host\":{\"kernel\":", f);
+	lat_json_str(f, p->kernel);
+	fputs(",\"cpu_model\":", f);
+	lat_json_str(f, p->cpu_model);
+	fprintf(f, ",\"cpus\":%d,\"clocksource\":", p->cpus);
+	lat_json_str(f, p->clocksource);
+	fprintf(f, ",\"tsc\":{\"invariant\":%s,\"flags\":[",
+		has_flag(p, "constant_tsc") && has_flag(p, "nonstop_tsc") ? "true" : "false");
+	snprintf(flags, sizeof(flags), "%s", p->tsc_flags);
+	for (tok = strtok_r(flags, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		fputs(first ? "" : ",", f);
+		lat_json_str(f, tok);
+		first = false;
+	}
+	fputs("]}},\"run\":{\"argv\":[", f);
+	for (i = 0; i < p->argc; i++) {
+		fputs(i ? "," : "", f);
+		lat_json_str(f, p->argv[i]);
+	}
+	fputs("],\"start\":", f);
+	lat_json_str(f, p->start);
+	fprintf(f, ",\"duration_s\":%.3f,\"interval_s\":%.3f,\"target\":{\"pids\":",
+		elapsed_ns / 1e9, o->interval_ns / 1e9);
+	ids_json(f, p->target.tgids, p->target.n_tgids);
+	fputs(",\"tids\":", f);
+	ids_json(f, p->target.tids, p->target.n_tids);
+	fputs(",\"comm\":", f);
+	lat_json_str(f, p->comm);
+	fputs("}},\"probes\":{", f);
+	for (i = 0; i < p->nprobes; i++) {
+		fputs(i ? "," : "", f);
+		lat_json_str(f, p->probe_name[i]);
+		fputc(':', f);
+		lat_json_str(f, p->probe_status[i]);
+	}
+	fputc('}', f);
+	fclose(f);
+	return buf;
+}
+
+void lat_provenance_text(struct lat_provenance *p, FILE *f, __u64 elapsed_ns)
+{
+	char comm[64], s[48];
+	int i;
+	__u32 k;
+
+	lat_term_str(comm, sizeof(comm), p->comm ? p->comm : "");
+	fprintf(f, "latbpf %s (%s)  kernel %s  %d CPUs  %s  clocksource %s\n",
+		LATBPF_VERSION, LATBPF_COMMIT, p->kernel, p->cpus, p->cpu_model,
+		p->clocksource);
+	fputs("target: ", f);
+	if (!p->target.n_tgids && !p->target.n_tids)
+		fputs("whole system", f);
+	for (k = 0; k < p->target.n_tgids; k++)
+		fprintf(f, "%spid %u", k ? ", " : "", p->target.tgids[k]);
+	for (k = 0; k < p->target.n_tids; k++)
+		fprintf(f, "%stid %u", k || p->target.n_tgids ? ", " : "", p->target.tids[k]);
+	if (comm[0])
+		fprintf(f, " (%s)", comm);
+	lat_fmt_ns(s, sizeof(s), elapsed_ns);
+	fprintf(f, "  started %s  elapsed %s\nprobes:", p->start, s);
+	for (i = 0; i < p->nprobes; i++) {
+		lat_term_str(s, sizeof(s), p->probe_status[i]);
+		fprintf(f, " %s=%s", p->probe_name[i], s);
+	}
+	fputc('\n', f);
+}
+
+void lat_provenance_free(struct lat_provenance *p)
+{
+	if (!p)
+		return;
+	for (int i = 0; i < p->nprobes; i++)
+		free(p->probe_status[i]);
+	free(p->comm);
+	free(p);
+}

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/* --json: newline-delimited JSON, one record per interval and a final one.
+ * Schema: DESIGN.md and README.md ("JSON output"). */
+#include <stdlib.h>
+#include "lat.h"
+
+#define MAX_DEPTH 16
+
+struct json_emit {
+	struct lat_emit e;
+	FILE *f;
+	int depth;
+	bool need_comma[MAX_DEPTH];
+	bool in_list[MAX_DEPTH];
+};
+
+static struct json_emit *J(struct lat_emit *e)
+{
+	return (struct json_emit *)e;
+}
+
+/* Separator and key before a value; keys are ours, values may be hostile. */
+static void key(struct json_emit *j, const char *k)
+{
+	if (j->need_comma[j->depth])
+		fputc(',', j->f);
+	j->need_comma[j->depth] = true;
+	if (k && !j->in_list[j->depth]) {
+		lat_json_str(j->f, k);
+		fputc(':', j->f);
+	}
+}
+
+static void push(struct json_emit *j, char open, bool list)
+{
+	fputc(open, j->f);
+	if (j->depth + 1 < MAX_DEPTH)
+		j->depth++;
+	j->need_comma[j->depth] = false;
+	j->in_list[j->depth] = list;
+}
+
+static void pop(struct json_emit *j, char close)
+{
+	fputc(close, j->f);
+	if (j->depth > 0)
+		j->depth--;
+}
+
+static void obj_begin(struct lat_emit *e, const char *k, const char *title)
+{
+	key(J(e), k);
+	push(J(e), '{', false);
+}
+
+static void obj_end(struct lat_emit *e)
+{
+	pop(J(e), '}');
+}
+
+static void list_begin(struct lat_emit *e, const char *k, const char *title)
+{
+	key(J(e), k);
+	push(J(e), '[', true);
+}
+
+static void list_end(struct lat_emit *e)
+{
+	pop(J(e), ']');
+}
+
+static void hist(struct lat_emit *e, const char *k, const char *title,
+		 const struct lat_hist *iv, const struct lat_hist *run)
+{
+	const struct lat_hist *h = e->final ? run : iv;
+	FILE *f = J(e)->f;
+	bool first = true;
+	__u32 i;
+	int p;
+
+	key(J(e), k);
+	fprintf(f, "{\"count\":%llu,\"min\":%llu,\"max\":%llu,\"sum\":%llu",
+		(unsigned long long)h->count, (unsigned long long)h->min,
+		(unsigned long long)h->max, (unsigned long long)h->sum);
+	for (p = 0; p < LAT_NR_PCTS; p++)
+		fprintf(f, ",\"%s\":%llu", lat_pct_names[p],
+			(unsigned long long)lat_hist_percentile(h, lat_pcts[p]));
+	if (h->overflow)
+		fprintf(f, ",\"overflow\":%llu", (unsigned long long)h->overflow);
+	fputs(",\"buckets\":[", f);
+	for (i = 0; i < LAT_HIST_SLOTS; i++) {
+		if (!h->slots[i])
+			continue;
+		fprintf(f, "%s[%llu,%llu,%llu]", first ? "" : ",",
+			(unsigned long long)lat_hist_slot_low(i),
+			(unsigned long long)lat_hist_slot_high(i),
+			(unsigned long long)h->slots[i]);
+		first = false;
+	}
+	fputs("]}", f);
+}
+
+static void count(struct lat_emit *e, const char *k, __u64 iv, __u64 run)
+{
+	key(J(e), k);
+	fprintf(J(e)->f, "%llu", (unsigned long long)(e->final ? run : iv));
+}
+
+static void num(struct lat_emit *e, const char *k, __s64 v)
+{
+	key(J(e), k);
+	fprintf(J(e)->f, "%lld", (long long)v);
+}
+
+static void str(struct lat_emit *e, const char *k, const char *s)
+{
+	key(J(e), k);
+	lat_json_str(J(e)->f, s);
+}
+
+static const struct lat_emit_ops json_ops = {
+	.obj_begin = obj_begin, .obj_end = obj_end,
+	.list_begin = list_begin, .list_end = list_end,
+	.hist = hist, .count = count, .num = num, .str = str,
+};
+
+struct lat_emit *lat_json_emit_new(FILE *f)
+{
+	struct json_emit *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return NULL;
+	j->e.ops = &json_ops;
+	j->f = f;
+	return &j->e;
+}
+
+/* Opens one record: {"interval": k or "final": true, provenance members...
+ * The families' objects follow as further members. */
+void lat_json_record_begin(struct lat_emit *e, const char *provenance,
+			   long interval, bool final)
+{
+	struct json_emit *j = J(e);
+
+	j->depth = 0;
+	e->final = final;
+	if (final)
+		fputs("{\"final\":true", j->f);
+	else
+		fprintf(j->f, "{\"interval\":%ld", interval);
+	fprintf(j->f, ",%s", provenance);
+	j->need_comma[0] = true;
+	j->in_list[0] = false;
+}
+
+void lat_json_record_end(struct lat_emit *e)
+{
+	fputs("}\n", J(e)->f);
+	fflush(J(e)->f);
+}
+
+void lat_json_emit_free(struct lat_emit *e)
+{
+	free(e);
+}

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Text renderer, in three styles:
+ *  LIVE     the terminal panel: percentiles for the last interval and the
+ *           whole run, and bars for both side by side;
+ *  LOG      one line per histogram per interval, for logs and pipes;
+ *  SUMMARY  the whole run with bars, printed at the end.
+ * Bars group the log-linear slots by power of two to stay short; the
+ * percentiles are read from the full-resolution slots.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "lat.h"
+
+enum style { LIVE, LOG, SUMMARY };
+
+#define MAX_DEPTH 8
+
+struct text_emit {
+	struct lat_emit e;
+	FILE *f;
+	int width;
+	enum style mode;
+	int depth;
+	bool in_list[MAX_DEPTH];
+	char label[128];	/* of the current list item: "tid=12 comm=x" */
+};
+
+static struct text_emit *T(struct lat_emit *e)
+{
+	return (struct text_emit *)e;
+}
+
+static enum style style(struct text_emit *t)
+{
+	return t->e.final ? SUMMARY : t->mode;
+}
+
+static bool in_item(struct text_emit *t)
+{
+	return t->depth > 0 && t->in_list[t->depth - 1];
+}
+
+static void obj_begin(struct lat_emit *e, const char *key, const char *title)
+{
+	struct text_emit *t = T(e);
+
+	if (in_item(t) || (t->depth > 0 && t->in_list[t->depth])) {
+		t->label[0] = '\0';
+	} else if (t->depth == 0) {
+		fprintf(t->f, "%s\n", title ? title : key);
+	} else if (title) {
+		fprintf(t->f, "  %s\n", title);
+	}
+	if (t->depth + 1 < MAX_DEPTH)
+		t->depth++;
+	t->in_list[t->depth] = false;
+}
+
+static void obj_end(struct lat_emit *e)
+{
+	struct text_emit *t = T(e);
+
+	if (t->depth > 0)
+		t->depth--;
+	if (t->depth == 0 && style(t) != LOG)
+		fputc('\n', t->f);
+}
+
+static void list_begin(struct lat_emit *e, const char *key, const char *title)
+{
+	struct text_emit *t = T(e);
+
+	fprintf(t->f, "  %s\n", title ? title : key);
+	t->in_list[t->depth] = true;
+}
+
+static void list_end(struct lat_emit *e)
+{
+	T(e)->in_list[T(e)->depth] = false;
+}
+
+static void pct_row(FILE *f, const char *name, const struct lat_hist *h)
+{
+	char b[32];
+	int p;
+
+	fprintf(f, "    %-10s %9llu", name, (unsigned long long)h->count);
+	if (h->count == 0) {
+		fputs("          -\n", f);
+		return;
+	}
+	for (p = 0; p < LAT_NR_PCTS; p++) {
+		lat_fmt_ns(b, sizeof(b), lat_hist_percentile(h, lat_pcts[p]));
+		fprintf(f, " %8s", b);
+	}
+	lat_fmt_ns(b, sizeof(b), h->max);
+	fprintf(f, " %8s\n", b);
+}
+
+/* Slots summed per power of two: row r holds [2^r, 2^(r+1)) ns (row 0: 0-1). */
+#define NROWS (LAT_HIST_MAX_LOG2 + 1)
+static void pow2_rows(const struct lat_hist *h, __u64 rows[NROWS])
+{
+	__u32 i;
+
+	memset(rows, 0, NROWS * sizeof(rows[0]));
+	for (i = 0; i < LAT_HIST_SLOTS; i++)
+		if (h->slots[i])
+			rows[lat_log2(lat_hist_slot_low(i) | 1)] += h->slots[i];
+	rows[NROWS - 1] += h->overflow;
+}
+
+static void bar(FILE *f, __u64 n, __u64 peak, int w)
+{
+	int len = peak ? (int)((n * w + peak - 1) / peak) : 0;
+
+	fprintf(f, "%9llu ", (unsigned long long)n);
+	for (int i = 0; i < w; i++)
+		fputc(i < len ? '#' : ' ', f);
+}
+
+static void bars(struct text_emit *t, const struct lat_hist *iv,
+		 const struct lat_hist *run)
+{
+	__u64 ri[NROWS], rr[NROWS], pi = 0, pr = 0;
+	int lo = -1, hi = -1, r, w;
+	char a[16], b[16], lbl[40];
+
+	pow2_rows(run, rr);
+	pow2_rows(iv ? iv : run, ri);
+	for (r = 0; r < NROWS; r++) {
+		if (rr[r] || ri[r]) {
+			if (lo < 0)
+				lo = r;
+			hi = r;
+		}
+		pi = ri[r] > pi ? ri[r] : pi;
+		pr = rr[r] > pr ? rr[r] : pr;
+	}
+	if (lo < 0)
+		return;
+	/* label 22 columns, then one or two "count bar" columns */
+	w = (t->width - 24) / (iv ? 2 : 1) - 11;
+	if (w < 4)
+		w = 4;
+	if (w > 50)
+		w = 50;
+	if (iv)
+		fprintf(t->f, "    %-18s  %-*s  %s\n", "range", w + 10, "last interval",
+			"whole run");
+	for (r = lo; r <= hi; r++) {
+		if (r == NROWS - 1) {
+			snprintf(lbl, sizeof(lbl), "overflow");
+		} else {
+			lat_fmt_ns(a, sizeof(a), r ? 1ULL << r : 0);
+			lat_fmt_ns(b, sizeof(b), 1ULL << (r + 1));
+			snprintf(lbl, sizeof(lbl), "[%s, %s)", a, b);
+		}
+		fprintf(t->f, "    %-18s ", lbl);
+		if (iv) {
+			bar(t->f, ri[r], pi, w);
+			fputc(' ', t->f);
+		}
+		bar(t->f, rr[r], pr, w);
+		fputc('\n', t->f);
+	}
+}
+
+static void hist(struct lat_emit *e, const char *key, const char *title,
+		 const struct lat_hist *iv, const struct lat_hist *run)
+{
+	struct text_emit *t = T(e);
+	const struct lat_hist *h = e->final ? run : iv;
+	char b[6][16];
+	int p;
+
+	if (in_item(t) || style(t) == LOG) {
+		if (h->count == 0 && style(t) != LOG)
+			return;
+		for (p = 0; p < LAT_NR_PCTS; p++)
+			lat_fmt_ns(b[p], sizeof(b[p]), lat_hist_percentile(h, lat_pcts[p]));
+		lat_fmt_ns(b[5], sizeof(b[5]), h->max);
+		if (in_item(t))
+			fprintf(t->f, "    %-24s", t->label);
+		fprintf(t->f, "  %-14s n=%-8llu p50=%-7s p90=%-7s p99=%-7s p99.9=%-7s max=%s\n",
+			key, (unsigned long long)h->count,
+			b[0], b[1], b[2], b[3], b[5]);
+		return;
+	}
+	fprintf(t->f, "  %s\n    %-10s %9s", title ? title : key, "", "count");
+	for (p = 0; p < LAT_NR_PCTS; p++)
+		fprintf(t->f, " %8s", lat_pct_names[p]);
+	fprintf(t->f, " %8s\n", "max");
+	if (style(t) == LIVE) {
+		pct_row(t->f, "interval", iv);
+		pct_row(t->f, "whole run", run);
+		bars(t, iv, run);
+	} else {
+		pct_row(t->f, "whole run", run);
+		if (run->count) {
+			lat_fmt_ns(b[0], sizeof(b[0]), run->min);
+			lat_fmt_ns(b[1], sizeof(b[1]), run->count ? run->sum / run->count : 0);
+			fprintf(t->f, "    min %s, mean %s (for reference; percentiles are the measure)\n",
+				b[0], b[1]);
+		}
+		bars(t, NULL, run);
+	}
+}
+
+static void count(struct lat_emit *e, const char *key, __u64 iv, __u64 run)
+{
+	struct text_emit *t = T(e);
+
+	if (in_item(t))
+		return;
+	if (style(t) == SUMMARY)
+		fprintf(t->f, "  %-24s %llu\n", key, (unsigned long long)run);
+	else
+		fprintf(t->f, "  %-24s %llu (run %llu)\n", key,
+			(unsigned long long)iv, (unsigned long long)run);
+}
+
+static void num(struct lat_emit *e, const char *key, __s64 v)
+{
+	struct text_emit *t = T(e);
+	size_t l = strlen(t->label);
+
+	if (in_item(t))
+		snprintf(t->label + l, sizeof(t->label) - l, "%s%s=%lld",
+			 l ? " " : "", key, (long long)v);
+	else
+		fprintf(t->f, "  %-24s %lld\n", key, (long long)v);
+}
+
+static void str(struct lat_emit *e, const char *key, const char *s)
+{
+	struct text_emit *t = T(e);
+	size_t l = strlen(t->label);
+	char safe[64];
+
+	lat_term_str(safe, sizeof(safe), s);
+	if (in_item(t))
+		snprintf(t->label + l, sizeof(t->label) - l, "%s%s", l ? " " : "", safe);
+	else
+		fprintf(t->f, "  %-24s %s\n", key, safe);
+}
+
+static const struct lat_emit_ops text_ops = {
+	.obj_begin = obj_begin, .obj_end = obj_end,
+	.list_begin = list_begin, .list_end = list_end,
+	.hist = hist, .count = count, .num = num, .str = str,
+};
+
+/* with_bars false: LOG lines; true: LIVE frames. Either gives the SUMMARY
+ * once the caller sets e->final. */
+struct lat_emit *lat_text_emit_new(FILE *f, int width, bool with_bars)
+{
+	struct text_emit *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->e.ops = &text_ops;
+	t->f = f;
+	t->width = width < 60 ? 60 : width;
+	t->mode = with_bars ? LIVE : LOG;
+	return &t->e;
+}
+
+void lat_text_emit_free(struct lat_emit *e)
+{
+	free(e);
+}

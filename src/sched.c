@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/* sched family: loader side of bpf/sched.bpf.c. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "lat.h"
+#include "latbpf/sched.h"
+#include "sched.skel.h"
+
+struct sched {
+	struct sched_bpf *skel;
+	const struct lat_run *run;
+	bool btf;			/* tp_btf + task storage, else raw_tp */
+	struct lat_sched_cpu *percpu;	/* one lookup: a value per CPU */
+	struct lat_sched_cpu *cpu_now, *cpu_before; /* per CPU, cumulative */
+	struct lat_sched_cpu now, before, iv;	/* merged */
+	struct lat_sched_thread *th_now, *th_before;
+	size_t n_now, n_before;
+	struct lat_sched_thread scratch;
+};
+
+static int load(struct sched *s, bool btf)
+{
+	const struct lat_opts *o = s->run->opts;
+	struct sched_bpf *skel;
+	struct bpf_program *p;
+	int err;
+
+	skel = sched_bpf__open();
+	if (!skel)
+		return -errno;
+	skel->rodata->lat_targ = s->run->target;
+	skel->rodata->per_thread = o->per_thread;
+	bpf_object__for_each_program(p, skel->obj) {
+		const char *sec = bpf_program__section_name(p);
+
+		bpf_program__set_autoload(p, btf == !strncmp(sec, "tp_btf/", 7));
+	}
+	if (btf)
+		bpf_map__set_max_entries(skel->maps.task_st_hash, 1);
+	else
+		bpf_map__set_autocreate(skel->maps.task_st, false);
+	if (!o->per_thread)
+		bpf_map__set_max_entries(skel->maps.sched_threads, 1);
+	err = sched_bpf__load(skel);
+	if (err) {
+		sched_bpf__destroy(skel);
+		return err;
+	}
+	s->skel = skel;
+	s->btf = btf;
+	return 0;
+}
+
+static int sched_open(const struct lat_run *run, void **priv)
+{
+	struct sched *s = calloc(1, sizeof(*s));
+	int err;
+
+	if (!s)
+		return -ENOMEM;
+	s->run = run;
+	s->percpu = calloc(run->ncpus, sizeof(*s->percpu));
+	s->cpu_now = calloc(run->ncpus, sizeof(*s->cpu_now));
+	s->cpu_before = calloc(run->ncpus, sizeof(*s->cpu_before));
+	if (!s->percpu || !s->cpu_now || !s->cpu_before) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	/* Feature probe by loading: task storage for tracing programs needs
+	 * 5.11; older kernels get the raw_tp twins. LATBPF_FORCE_RAW_TP lets
+	 * the tests run the twins here too. */
+	err = getenv("LATBPF_FORCE_RAW_TP") ? -ENOTSUP : load(s, true);
+	if (err && err != -EPERM)
+		err = load(s, false);
+	if (err) {
+		fprintf(stderr, "sched: load failed: %s\n", strerror(-err));
+		goto fail;
+	}
+	*priv = s;
+	return 0;
+fail:
+	free(s->percpu);
+	free(s->cpu_now);
+	free(s->cpu_before);
+	free(s);
+	return err;
+}
+
+static int sched_attach(void *priv)
+{
+	struct sched *s = priv;
+	int err = sched_bpf__attach(s->skel);
+
+	if (err)
+		fprintf(stderr, "sched: attach failed: %s\n", strerror(-err));
+	return err;
+}
+
+static const char *sched_mode(void *priv)
+{
+	return ((struct sched *)priv)->btf ? "attached (tp_btf)" : "attached (raw_tp)";
+}
+
+static void cpu_merge(struct lat_sched_cpu *dst, const struct lat_sched_cpu *src)
+{
+	dst->voluntary += src->voluntary;
+	dst->involuntary += src->involuntary;
+	dst->threads_dropped += src->threads_dropped;
+	for (int i = 0; i < LAT_SCHED_NR_HIST; i++)
+		lat_hist_merge(&dst->h[i], &src->h[i]);
+}
+
+static int cmp_tid(const void *a, const void *b)
+{
+	const struct lat_sched_thread *x = a, *y = b;
+
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+static int poll_threads(struct sched *s)
+{
+	int fd = bpf_map__fd(s->skel->maps.sched_threads);
+	struct lat_sched_thread *t;
+	__u32 key, next, *prev = NULL;
+	size_t n = 0, cap = s->n_now + 16;
+
+	t = malloc(cap * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (n == cap) {
+			struct lat_sched_thread *nt = realloc(t, 2 * cap * sizeof(*t));
+
+			if (!nt) {
+				free(t);
+				return -ENOMEM;
+			}
+			t = nt;
+			cap *= 2;
+		}
+		if (bpf_map_lookup_elem(fd, &key, &t[n]) == 0)
+			n++;
+	}
+	qsort(t, n, sizeof(*t), cmp_tid);
+	free(s->th_before);
+	s->th_before = s->th_now;
+	s->n_before = s->n_now;
+	s->th_now = t;
+	s->n_now = n;
+	return 0;
+}
+
+static int sched_poll(void *priv)
+{
+	struct sched *s = priv;
+	__u32 key = 0;
+	int i, err;
+
+	err = bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.sched_cpu), &key, s->percpu);
+	if (err)
+		return -errno;
+	s->before = s->now;
+	memset(&s->now, 0, sizeof(s->now));
+	for (i = 0; i < s->run->ncpus; i++)
+		cpu_merge(&s->now, &s->percpu[i]);
+	memcpy(s->cpu_before, s->cpu_now, s->run->ncpus * sizeof(*s->cpu_now));
+	memcpy(s->cpu_now, s->percpu, s->run->ncpus * sizeof(*s->cpu_now));
+	for (i = 0; i < LAT_SCHED_NR_HIST; i++)
+		lat_hist_delta(&s->iv.h[i], &s->now.h[i], &s->before.h[i]);
+	s->iv.voluntary = s->now.voluntary - s->before.voluntary;
+	s->iv.involuntary = s->now.involuntary - s->before.involuntary;
+	return s->run->opts->per_thread ? poll_threads(s) : 0;
+}
+
+static const char *const hist_key[LAT_SCHED_NR_HIST] = {
+	"runq", "offcpu_sleep", "offcpu_blocked"
+};
+static const char *const hist_title[LAT_SCHED_NR_HIST] = {
+	"run-queue latency (runnable -> on CPU)",
+	"off-CPU, interruptible sleep (S), switched out -> woken",
+	"off-CPU, blocked (D and other), switched out -> woken",
+};
+
+static void report_threads(struct sched *s, struct lat_emit *e)
+{
+	const struct lat_sched_thread *t, *b;
+	static const struct lat_sched_thread zero;
+	struct lat_hist *iv = s->scratch.h;
+	size_t i;
+	int k;
+
+	e->ops->list_begin(e, "threads", "per thread");
+	for (i = 0; i < s->n_now; i++) {
+		t = &s->th_now[i];
+		b = bsearch(t, s->th_before, s->n_before, sizeof(*t), cmp_tid);
+		if (!b)
+			b = &zero;
+		for (k = 0; k < LAT_SCHED_NR_HIST; k++)
+			lat_hist_delta(&iv[k], &t->h[k], &b->h[k]);
+		if (!e->final && !iv[0].count && !iv[1].count && !iv[2].count)
+			continue;
+		e->ops->obj_begin(e, NULL, NULL);
+		e->ops->num(e, "tid", t->tid);
+		e->ops->num(e, "pid", t->tgid);
+		e->ops->str(e, "comm", t->comm);
+		for (k = 0; k < LAT_SCHED_NR_HIST; k++)
+			e->ops->hist(e, hist_key[k], hist_title[k], &iv[k], &t->h[k]);
+		e->ops->count(e, "voluntary", t->voluntary - b->voluntary, t->voluntary);
+		e->ops->count(e, "involuntary", t->involuntary - b->involuntary,
+			      t->involuntary);
+		e->ops->obj_end(e);
+	}
+	e->ops->list_end(e);
+}
+
+static void report_cpus(struct sched *s, struct lat_emit *e)
+{
+	struct lat_hist *iv = &s->scratch.h[0];
+
+	e->ops->list_begin(e, "cpus", "per CPU (where the thread got on CPU)");
+	for (int c = 0; c < s->run->ncpus; c++) {
+		const struct lat_hist *now = &s->cpu_now[c].h[LAT_SCHED_RUNQ];
+
+		lat_hist_delta(iv, now, &s->cpu_before[c].h[LAT_SCHED_RUNQ]);
+		if (!now->count || (!e->final && !iv->count))
+			continue;
+		e->ops->obj_begin(e, NULL, NULL);
+		e->ops->num(e, "cpu", c);
+		e->ops->hist(e, "runq", hist_title[0], iv, now);
+		e->ops->obj_end(e);
+	}
+	e->ops->list_end(e);
+}
+
+static void sched_report(void *priv, struct lat_emit *e)
+{
+	struct sched *s = priv;
+	int k;
+
+	e->ops->obj_begin(e, "sched", "sched: where the target waited for a CPU, and slept");
+	for (k = 0; k < LAT_SCHED_NR_HIST; k++)
+		e->ops->hist(e, hist_key[k], hist_title[k], &s->iv.h[k], &s->now.h[k]);
+	e->ops->obj_begin(e, "switches", "context switches");
+	e->ops->count(e, "voluntary", s->iv.voluntary, s->now.voluntary);
+	e->ops->count(e, "involuntary", s->iv.involuntary, s->now.involuntary);
+	e->ops->obj_end(e);
+	if (s->run->opts->per_thread) {
+		report_threads(s, e);
+		if (s->now.threads_dropped)
+			e->ops->count(e, "threads_dropped", 0, s->now.threads_dropped);
+	}
+	if (s->run->opts->per_cpu)
+		report_cpus(s, e);
+	e->ops->obj_end(e);
+}
+
+static void sched_destroy(void *priv)
+{
+	struct sched *s = priv;
+
+	if (!s)
+		return;
+	sched_bpf__destroy(s->skel);
+	free(s->percpu);
+	free(s->cpu_now);
+	free(s->cpu_before);
+	free(s->th_now);
+	free(s->th_before);
+	free(s);
+}
+
+const struct lat_module_ops lat_sched_ops = {
+	.name = "sched",
+	.open = sched_open,
+	.attach = sched_attach,
+	.mode = sched_mode,
+	.poll = sched_poll,
+	.report = sched_report,
+	.destroy = sched_destroy,
+};

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Targets: check that the PIDs and TIDs exist, start a COMMAND only after
+ * the probes are attached, and notice when every target is gone. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "target.h"
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+
+static int pidfd_open(pid_t pid, unsigned flags)
+{
+	return (int)syscall(SYS_pidfd_open, pid, flags);
+}
+
+static void read_comm(pid_t id, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", id);
+	buf[0] = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		n = 0;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* The thread group a tid belongs to, from /proc/TID/status; 0 if none. */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], line[128];
+	pid_t tgid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+static int watch(struct lat_tgt *g, pid_t id, bool thread)
+{
+	int fd = pidfd_open(id, thread ? PIDFD_THREAD : 0);
+
+	/* Kernels before 6.9 have no thread pidfds: fall back to /proc. */
+	if (fd < 0 && !(thread && errno == EINVAL))
+		return -errno;
+	g->pidfd[g->npidfd++] = fd;
+	return 0;
+}
+
+int lat_tgt_init(struct lat_tgt *g, const struct lat_opts *o)
+{
+	int go[2], ex[2], err;
+	__u32 i;
+
+	memset(g, 0, sizeof(*g));
+	g->go_fd = g->err_fd = -1;
+	for (i = 0; i < o->n_pids; i++) {
+		pid_t p = (pid_t)o->pids[i];
+
+		if (tgid_of(p) != p) {
+			fprintf(stderr, tgid_of(p) ?
+				"latbpf: %d is a thread, not a process (use --tid)\n" :
+				"latbpf: no such process: %d\n", p);
+			return -ESRCH;
+		}
+		g->t.tgids[g->t.n_tgids++] = p;
+		if ((err = watch(g, p, false)))
+			return err;
+		if (!g->comm[0])
+			read_comm(p, g->comm, sizeof(g->comm));
+	}
+	for (i = 0; i < o->n_tids; i++) {
+		pid_t t = (pid_t)o->tids[i];
+
+		if (!tgid_of(t)) {
+			fprintf(stderr, "latbpf: no such thread: %d\n", t);
+			return -ESRCH;
+		}
+		g->t.tids[g->t.n_tids++] = t;
+		if ((err = watch(g, t, true)))
+			return err;
+		if (!g->comm[0])
+			read_comm(t, g->comm, sizeof(g->comm));
+	}
+	if (!o->command)
+		return 0;
+
+	/* Fork now so the probes can filter on the child's pid; it execs only
+	 * once lat_tgt_start() closes go_fd, so nothing runs untraced. */
+	if (pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC))
+		return -errno;
+	g->child = fork();
+	if (g->child < 0)
+		return -errno;
+	if (g->child == 0) {
+		char c;
+
+		close(go[1]);
+		close(ex[0]);
+		sigset_t none;
+
+		/* latbpf blocks these for its signalfd; exec would keep that */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);	/* EOF: latbpf gave up before starting us */
+		execvp(o->command[0], o->command);
+		err = errno;
+		if (write(ex[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ex[1]);
+	g->go_fd = go[1];
+	g->err_fd = ex[0];
+	g->t.tgids[g->t.n_tgids++] = (__u32)g->child;
+	snprintf(g->comm, sizeof(g->comm), "%s", o->command[0]);
+	return 0;
+}
+
+/* Lets the COMMAND exec; -ENOENT etc. if it could not. */
+int lat_tgt_start(struct lat_tgt *g)
+{
+	int err = 0;
+	ssize_t n;
+
+	if (!g->child)
+		return 0;
+	n = write(g->go_fd, "g", 1);
+	close(g->go_fd);
+	g->go_fd = -1;
+	if (n != 1)
+		return -EPIPE;
+	n = read(g->err_fd, &err, sizeof(err));
+	close(g->err_fd);
+	g->err_fd = -1;
+	if (n == sizeof(err)) {
+		waitpid(g->child, NULL, 0);
+		g->child = 0;
+		return -err;
+	}
+	return 0;
+}
+
+static bool exists(pid_t id)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", id);
+	return access(path, F_OK) == 0;
+}
+
+/* True once every target has exited (never for the whole system). */
+bool lat_tgt_gone(struct lat_tgt *g)
+{
+	struct pollfd p = { .events = POLLIN };
+	int i, status;
+
+	if (g->child) {
+		if (waitpid(g->child, &status, WNOHANG) == g->child) {
+			g->exit_status = status;
+			g->child = 0;
+			return true;
+		}
+		return false;
+	}
+	if (!g->npidfd)
+		return false;
+	for (i = 0; i < g->npidfd; i++) {
+		if (g->pidfd[i] >= 0) {
+			p.fd = g->pidfd[i];
+			if (poll(&p, 1, 0) == 0)
+				return false;
+		} else if (exists((pid_t)g->t.tids[i - (int)g->t.n_tgids])) {
+			return false;
+		}
+	}
+	return true;
+}
+
+void lat_tgt_cleanup(struct lat_tgt *g)
+{
+	int i;
+
+	if (g->go_fd >= 0)
+		close(g->go_fd);	/* EOF: the child exits without exec */
+	for (i = 0; i < g->npidfd; i++)
+		if (g->pidfd[i] >= 0)
+			close(g->pidfd[i]);
+	if (g->child) {
+		kill(g->child, SIGTERM);
+		waitpid(g->child, NULL, 0);
+	}
+}

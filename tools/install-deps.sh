@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Installs what latbpf needs to build and what its tests cross-check against.
+# Called by `make run` / `make test` when something is missing; safe to rerun.
+#   tools/install-deps.sh           install what is missing (root, apt)
+#   tools/install-deps.sh --check   exit 1 and list what is missing
+#
+# Debian/Ubuntu (apt). On Fedora/RHEL the equivalent is:
+#   dnf install clang llvm bpftool libbpf-devel elfutils-libelf-devel \
+#       zlib-devel make gcc bcc-tools rt-tests perf jq fio iproute perl-Test-Harness
+set -euo pipefail
+
+# command -> Debian package
+need=(
+	"clang:clang" "llvm-strip:llvm" "make:make" "cc:gcc" "pkg-config:pkg-config"
+	"bpftool:bpftool" "jq:jq" "prove:perl" "runqlat:libbpf-tools"
+	"biolatency:libbpf-tools" "cyclictest:rt-tests" "hackbench:rt-tests"
+	"perf:linux-perf" "fio:fio" "ip:iproute2" "ss:iproute2" "timeout:coreutils"
+	"taskset:util-linux"
+)
+# header -> Debian package
+hdrs=(
+	"/usr/include/bpf/libbpf.h:libbpf-dev" "/usr/include/libelf.h:libelf-dev"
+	"/usr/include/zlib.h:zlib1g-dev"
+)
+
+export PATH="$PATH:/usr/sbin:/sbin"
+missing=()
+for e in "${need[@]}"; do
+	command -v "${e%%:*}" >/dev/null 2>&1 || missing+=("${e#*:}")
+done
+for e in "${hdrs[@]}"; do
+	[ -e "${e%%:*}" ] || missing+=("${e#*:}")
+done
+# Debian's perf wrapper exists but fails without the versioned binary.
+if command -v perf >/dev/null 2>&1 && ! perf version >/dev/null 2>&1; then
+	missing+=(linux-perf)
+fi
+mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u | sed '/^$/d')
+
+if [ "${#missing[@]}" -eq 0 ]; then
+	exit 0
+fi
+if [ "${1:-}" = "--check" ]; then
+	echo "missing packages: ${missing[*]}"
+	exit 1
+fi
+if ! command -v apt-get >/dev/null 2>&1; then
+	echo "install-deps: no apt-get; install by hand: ${missing[*]} (see the dnf line in this script)" >&2
+	exit 1
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: need root to install: ${missing[*]} (run: sudo $0)" >&2
+	exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get install -y -q --no-install-recommends "${missing[@]}" ||
+	{ apt-get update -q && apt-get install -y -q --no-install-recommends "${missing[@]}"; }
