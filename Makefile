@@ -34,7 +34,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
 OBJS := $(SRCS:src/%.c=$(O)/src/%.o)
 SKELS := $(FAMILIES:%=$(O)/%.skel.h)
-UNIT_TESTS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(wildcard tests/unit/*.c))
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(O)/tests/%.t,$(wildcard tests/unit/*.c))
 TOOLS := $(patsubst tools/%.c,$(O)/tools/%,$(wildcard tools/*.c))
 
 .DELETE_ON_ERROR:
@@ -73,7 +73,7 @@ $(O)/latbpf: $(O)/src/main.o $(OBJS)
 	$(Q)$(CC) $(LAT_CFLAGS) $^ -o $@ $(LDLIBS)
 
 # Unit tests link the loader's objects (not main.o) and need no root.
-$(O)/tests/%: tests/unit/%.c $(OBJS) | $(O)/tests
+$(O)/tests/%.t: tests/unit/%.c $(OBJS) | $(O)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(LAT_CFLAGS) $^ -o $@ $(LDLIBS)
 

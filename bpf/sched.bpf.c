@@ -114,7 +114,6 @@ thread_get(struct task_struct *t, __u32 tid, __u32 tgid,
 	if (th && th->tid == 0) {
 		th->tid = tid;
 		th->tgid = tgid;
-		bpf_probe_read_kernel_str(th->comm, sizeof(th->comm), t->comm);
 	}
 	return th;
 }
@@ -181,6 +180,9 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 		 * (including a sleep undone by a pending signal), stays queued. */
 		state = lat_task_state(prev);
 		th = per_thread ? thread_get(prev, tid, tgid, cpu) : NULL;
+		/* at switch-out, so exec and prctl renames show up */
+		if (th)
+			bpf_probe_read_kernel_str(th->comm, sizeof(th->comm), prev->comm);
 		if (preempt || state == 0) {
 			st->kind = ST_RUNQ;
 			cpu->involuntary++;

@@ -1,0 +1,107 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared by the integration tests: TAP output, starting latbpf and the
+# workloads with bounded waits, and cleanup of everything started.
+set -u
+O=${O:-build}
+LATBPF=$O/latbpf
+LATWORK=$O/tools/latwork
+export PATH="$PATH:/usr/sbin:/sbin"
+T=$(mktemp -d /tmp/latbpf-test.XXXXXX)
+_n=0
+_fail=0
+_pids=()
+
+cleanup() {
+	local p
+	for p in "${_pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+ok() { # ok COND_EXIT_STATUS DESCRIPTION
+	_n=$((_n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $_n - $2"; else echo "not ok $_n - $2"; _fail=$((_fail + 1)); fi
+}
+check() { # check DESCRIPTION COMMAND...
+	local d=$1; shift
+	"$@"; ok $? "$d"
+}
+# Numeric comparisons (floats allowed) that fail on anything not a number,
+# so a missing value can never pass: num_le A B, between X LO HI
+is_num() { [[ "$1" =~ ^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$ ]] || { diag "not a number: '$1'"; return 1; }; }
+num_le() { is_num "$1" && is_num "$2" && awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 <= b + 0) }'; }
+between() {
+	is_num "$1" && is_num "$2" && is_num "$3" &&
+		awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x + 0 >= lo + 0 && x + 0 <= hi + 0) }'
+}
+diag() { sed 's/^/# /' >&2 <<<"$*"; }
+done_testing() { echo "1..$_n"; [ "$_fail" -eq 0 ]; exit; }
+
+need_root() {
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "1..0 # SKIP needs root: loads BPF"
+		exit 0
+	fi
+	mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+}
+
+# wait_for FILE REGEX [SECONDS]: until a line matches, or fail after SECONDS
+wait_for() {
+	local i
+	for ((i = 0; i < ${3:-10} * 20; i++)); do
+		grep -qE "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	diag "timed out waiting for /$2/ in $1: $(tail -3 "$1" 2>/dev/null)"
+	return 1
+}
+
+# start_latbpf NAME ARGS...: runs latbpf in the background, stdout and
+# stderr to $T/NAME.out and .err, and returns once its probes are attached.
+# Sets LAT_PID.
+start_latbpf() {
+	local name=$1; shift
+	timeout -s INT 120 "$LATBPF" "$@" >"$T/$name.out" 2>"$T/$name.err" &
+	LAT_PID=$!
+	_pids+=("$LAT_PID")
+	wait_for "$T/$name.err" '^latbpf: attached' 15
+}
+# stop PID [SIGNAL]: signal and wait (bounded); returns the exit status
+stop() {
+	local i
+	kill -"${2:-INT}" "$1" 2>/dev/null
+	for ((i = 0; i < 200; i++)); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.05
+	done
+	wait "$1"
+}
+
+# start_work NAME ARGS...: latwork --wait ARGS in the background; returns
+# once it is ready. Sets WORK_PID. Output in $T/NAME.work.
+start_work() {
+	local name=$1; shift
+	timeout -s KILL 90 "$LATWORK" --wait "$@" >"$T/$name.work" 2>&1 &
+	_pids+=($!)
+	wait_for "$T/$name.work" '^ready' 10 || return 1
+	# the workload's own pid, not timeout's
+	WORK_PID=$(sed -n 's/^ready \([0-9]*\)$/\1/p' "$T/$name.work")
+	_pids+=("$WORK_PID")
+}
+
+# jq over the final record of a --json file
+final() { jq -r "select(.final == true) | $2" "$1"; }
+
+# tracing BPF programs loaded now (for leftover checks)
+tracing_progs() {
+	bpftool prog show 2>/dev/null | grep -cE '^[0-9]+: (tracing|raw_tracepoint|tracepoint) '
+}
+
+# runqlat's log2 histogram: prints "count p50_low p50_high" in ns
+runqlat_summary() {
+	awk '/->/ { lo[n] = $1; hi[n] = $3; c[n] = $5; tot += $5; n++ }
+	     END { half = tot / 2; s = 0
+	           for (i = 0; i < n; i++) { s += c[i]; if (s >= half) { print tot, lo[i] * 1000, (hi[i] + 1) * 1000; exit } }
+	           print tot, 0, 0 }' "$1"
+}

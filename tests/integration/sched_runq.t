@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Run-queue latency ground truth, cross-checked against libbpf-tools' runqlat
+# on the same workload at the same time: a thread pinned to CPU 1 sleeps 1 ms
+# 2000 times, first sharing the CPU with two equal-priority hogs, then alone.
+. "$(dirname "$0")/lib.sh"
+need_root
+command -v runqlat >/dev/null || { echo "1..0 # SKIP runqlat missing (tools/install-deps.sh)"; exit 0; }
+N=2000
+
+phase() { # phase NAME NHOGS
+	local name=$1 nhogs=$2 rq hogs=() h
+	start_work "$name" --cpu 1 --linger sleep --sleep 1ms --count $N || return 1
+	start_latbpf "$name" --pid "$WORK_PID" --probes sched --no-tui --json "$T/$name.json" || return 1
+	timeout -s INT 90 stdbuf -oL runqlat -p "$WORK_PID" >"$T/$name.rq" 2>&1 &
+	rq=$!
+	_pids+=("$rq")
+	wait_for "$T/$name.rq" 'Tracing' 15 || return 1
+	for ((h = 0; h < nhogs; h++)); do
+		timeout 60 "$LATWORK" --cpu 1 hog --for 30s &
+		hogs+=($!)
+		_pids+=($!)
+	done
+	sleep 0.3
+	kill -USR1 "$WORK_PID"
+	wait_for "$T/$name.work" '^sleeps=' 60
+	stop "$LAT_PID"
+	stop "$rq"
+	for h in "${hogs[@]}"; do kill "$h" 2>/dev/null; done
+	kill -TERM "$WORK_PID"
+	wait 2>/dev/null
+	return 0
+}
+
+for p in hogs idle; do
+	phase $p $([ $p = hogs ] && echo 2 || echo 0)
+	ok $? "$p: workload, latbpf and runqlat ran"
+	sleeps=$(sed -n 's/^sleeps=\([0-9]*\).*/\1/p' "$T/$p.work")
+	nvcsw=$(sed -n 's/.*nvcsw=\([0-9]*\).*/\1/p' "$T/$p.work")
+	nivcsw=$(sed -n 's/.*nivcsw=\([0-9]*\).*/\1/p' "$T/$p.work")
+	count=$(final "$T/$p.json" .sched.runq.count)
+	p50=$(final "$T/$p.json" '.sched.runq.p50')
+	p99=$(final "$T/$p.json" '.sched.runq.p99')
+	vol=$(final "$T/$p.json" .sched.switches.voluntary)
+	invol=$(final "$T/$p.json" .sched.switches.involuntary)
+	read -r rq_count rq_lo rq_hi <<<"$(runqlat_summary "$T/$p.rq")"
+	eval "${p}_p99=$p99 ${p}_p999=$(final "$T/$p.json" '.sched.runq["p99.9"]')"
+	diag "$p: wakeups $sleeps nvcsw $nvcsw nivcsw $nivcsw | latbpf runq n=$count p50=$p50 p99=$p99 vol=$vol invol=$invol | runqlat n=$rq_count p50 in [$rq_lo, $rq_hi) ns"
+	# one sample per wakeup, plus the few of the main thread and preemptions
+	check "$p: runq samples ($count) = wakeups ($sleeps) within 10%" \
+		between "$count" "$((sleeps * 9 / 10))" "$((sleeps * 11 / 10))"
+	check "$p: runqlat's count ($rq_count) within 10% of latbpf's" \
+		between "$rq_count" "$((count * 9 / 10))" "$((count * 11 / 10))"
+	check "$p: p50 $p50 within one log2 bucket of runqlat's [$rq_lo, $rq_hi)" \
+		between "$p50" "$((rq_lo / 2))" "$((rq_hi * 2))"
+	# the kernel's own counters of the sleeping thread (getrusage), which the
+	# main thread's few switches can only exceed
+	check "$p: voluntary switches ($vol) = thread's nvcsw ($nvcsw) + at most 10" \
+		between "$vol" "$nvcsw" "$((nvcsw + 10))"
+	check "$p: involuntary switches ($invol) = thread's nivcsw ($nivcsw) + at most 10" \
+		between "$invol" "$nivcsw" "$((nivcsw + 10))"
+done
+# Under EEVDF a 1 ms sleeper preempts the hogs on wakeup, so the median wait
+# does not grow (it even shrinks: a busy CPU has no idle exit to pay); the
+# hogs show in the tail, where the sleeper waits out a hog's slice.
+check "hogs raise the tail: p99 $hogs_p99 >= 3 x idle p99 $idle_p99" \
+	num_le "$((idle_p99 * 3))" "$hogs_p99"
+check "hogs: p99.9 ($hogs_p999 ns) reaches a scheduler slice (>= 1 ms)" \
+	num_le 1000000 "$hogs_p999"
+check "hogs stopped: p99.9 falls ($idle_p999 < $hogs_p999)" num_le "$idle_p999" "$hogs_p999"
+done_testing

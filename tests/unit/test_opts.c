@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Option parsing: durations, lists, and bad values rejected with -EINVAL
+ * (main.c turns that into exit 2; tests/integration/cli.t checks it). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lat.h"
+#include "tap.h"
+
+static int parse(const char *line, struct lat_opts *o)
+{
+	static char buf[512];
+	char *argv[32], *tok, *save = NULL;
+	int argc = 0;
+
+	snprintf(buf, sizeof(buf), "latbpf %s", line);
+	for (tok = strtok_r(buf, " ", &save); tok && argc < 31; tok = strtok_r(NULL, " ", &save))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	return lat_opts_parse(argc, argv, o);
+}
+
+int main(void)
+{
+	static const struct {
+		const char *s;
+		__u64 ns;
+	} good[] = { { "500us", 500000 }, { "10ms", 10000000 }, { "1.5s", 1500000000 },
+		     { "2m", 120000000000ULL }, { "1h", 3600000000000ULL },
+		     { "250ns", 250 }, { "0.5ms", 500000 }, { "0s", 0 } };
+	static const char *const bad[] = { "", "5", "abc", "-1s", "1x", "10 ms",
+					   "1e30s", "nan", "inf", "ms", "1.5.2s" };
+	struct lat_opts o;
+	__u32 ids[LAT_MAX_TARGETS], n;
+	unsigned mask;
+	__u64 ns;
+	size_t i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		ok(lat_parse_duration(good[i].s, &ns) == 0 && ns == good[i].ns,
+		   "duration '%s' = %llu ns", good[i].s, (unsigned long long)good[i].ns);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ok(lat_parse_duration(bad[i], &ns) == -EINVAL, "duration '%s' rejected", bad[i]);
+
+	n = 0;
+	ok(lat_parse_id_list("1,22,333", ids, &n, "pid") == 0 && n == 3 &&
+	   ids[0] == 1 && ids[1] == 22 && ids[2] == 333, "pid list 1,22,333");
+	{
+		static const char *const badids[] = { "", "0", "-5", "abc", "1,,2", "1,",
+						      ",1", "1,2x", "99999999999", "1 2" };
+
+		for (i = 0; i < sizeof(badids) / sizeof(badids[0]); i++) {
+			n = 0;
+			ok(lat_parse_id_list(badids[i], ids, &n, "pid") == -EINVAL,
+			   "pid list '%s' rejected", badids[i]);
+		}
+	}
+	n = 0;
+	ok(lat_parse_id_list("1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17", ids, &n, "pid") ==
+		   -EINVAL, "more than %d pids rejected", LAT_MAX_TARGETS);
+
+	ok(lat_parse_probes("sched,tcp", &mask) == 0 && mask == (1U | 1U << 4),
+	   "probes sched,tcp");
+	ok(lat_parse_probes("all", &mask) == 0 && mask == 31, "probes all");
+	ok(lat_parse_probes("sched,bogus", &mask) == -EINVAL, "unknown family rejected");
+	ok(lat_parse_probes(",", &mask) == -EINVAL, "empty family list rejected");
+
+	ok(parse("", &o) == 0 && o.interval_ns == 1000000000ULL && o.probes == 31 &&
+	   o.threshold_ns == 1000000 && !o.command && !o.n_pids, "defaults");
+	ok(parse("--pid 12,13 --tid 14 -i 250ms -d 3s --per-thread --per-cpu --json - --no-tui -v",
+		 &o) == 0 && o.n_pids == 2 && o.n_tids == 1 && o.interval_ns == 250000000 &&
+	   o.duration_ns == 3000000000ULL && o.per_thread && o.per_cpu && o.no_tui &&
+	   o.verbose && !strcmp(o.json_path, "-"), "full option set");
+	ok(parse("-- sleep 1 --pid 3", &o) == 0 && o.command &&
+	   !strcmp(o.command[0], "sleep") && !strcmp(o.command[2], "--pid") && !o.n_pids,
+	   "options after -- belong to the command");
+	ok(parse("--interval 5ms", &o) == -EINVAL, "interval below 10ms rejected");
+	ok(parse("--duration 0s", &o) == -EINVAL, "zero duration rejected");
+	ok(parse("--pid 1 -- true", &o) == -EINVAL, "--pid with a command rejected");
+	ok(parse("--bogus", &o) == -EINVAL, "unknown option rejected");
+	ok(parse("--pid", &o) == -EINVAL, "missing value rejected");
+	ok(parse("sleep 1", &o) == -EINVAL, "command without -- rejected");
+	ok(parse("bench ctxsw", &o) == 0 && o.bench, "bench subcommand recognised");
+	return done_testing();
+}

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latwork: workloads with a known answer, for latbpf's tests and benchmarks.
+ * Every mode stops by itself.
+ *
+ *   latwork [common] sleep  --sleep DUR --count N [--threads K] [--spawn-after DUR]
+ *       K threads (default 1) each sleep DUR N times (clock_nanosleep,
+ *       relative); with --spawn-after one more thread is created that late
+ *       and does the same. Prints "sleeps=<total> nvcsw=<n> nivcsw=<n>
+ *       tids=<tid,...>", the switch counts from getrusage(RUSAGE_THREAD) of
+ *       the sleeping threads.
+ *   latwork [common] hog    --for DUR
+ *       spins for DUR.
+ *   latwork [common] burner --period DUR --burst DUR --for DUR [--fifo]
+ *       every period (absolute schedule) spins burst; SCHED_FIFO 50 with
+ *       --fifo. Prints "bursts=<n>".
+ * common:
+ *   --cpu C        pin to CPU C
+ *   --wait         start only on SIGUSR1 (after printing "ready <pid>")
+ *   --linger       after finishing, wait for SIGTERM/SIGINT (max 60 s)
+ *   --comm NAME    set the process name (any bytes, for escaping tests)
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static long long sleep_ns = 1000000, count = 1000, for_ns = 1000000000LL;
+static long long period_ns = 100000000, burst_ns = 5000000, spawn_after_ns;
+static int cpu = -1, nthreads = 1, fifo;
+static volatile long long total_sleeps, total_nvcsw, total_nivcsw;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static char tids[4096];
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static long long parse_dur(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (!strcmp(end, "ns"))
+		return (long long)v;
+	if (!strcmp(end, "us"))
+		return (long long)(v * 1e3);
+	if (!strcmp(end, "ms"))
+		return (long long)(v * 1e6);
+	if (!strcmp(end, "s"))
+		return (long long)(v * 1e9);
+	fprintf(stderr, "latwork: bad duration %s\n", s);
+	exit(2);
+}
+
+static void pin(void)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		perror("latwork: sched_setaffinity");
+		exit(1);
+	}
+}
+
+static void spin_until(long long end)
+{
+	while (now_ns() < end)
+		;
+}
+
+static void *sleeper(void *arg)
+{
+	struct timespec ts = { sleep_ns / 1000000000LL, sleep_ns % 1000000000LL };
+	long long i, n = 0;
+	struct rusage ru;
+	char buf[32];
+
+	pin();
+	snprintf(buf, sizeof(buf), "%s%ld", tids[0] ? "," : "", syscall(SYS_gettid));
+	pthread_mutex_lock(&lock);
+	strncat(tids, buf, sizeof(tids) - strlen(tids) - 1);
+	pthread_mutex_unlock(&lock);
+	for (i = 0; i < count; i++)
+		if (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL) == 0)
+			n++;
+	/* the kernel's own switch counts for this thread, from its start */
+	getrusage(RUSAGE_THREAD, &ru);
+	__sync_fetch_and_add(&total_nvcsw, ru.ru_nvcsw);
+	__sync_fetch_and_add(&total_nivcsw, ru.ru_nivcsw);
+	__sync_fetch_and_add(&total_sleeps, n);
+	return arg;
+}
+
+static int run_sleep(void)
+{
+	pthread_t th[65];
+	struct timespec ts;
+	int i, n = nthreads > 64 ? 64 : nthreads;
+
+	for (i = 0; i < n; i++)
+		pthread_create(&th[i], NULL, sleeper, NULL);
+	if (spawn_after_ns) {
+		ts.tv_sec = spawn_after_ns / 1000000000LL;
+		ts.tv_nsec = spawn_after_ns % 1000000000LL;
+		nanosleep(&ts, NULL);
+		pthread_create(&th[n++], NULL, sleeper, NULL);
+	}
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	printf("sleeps=%lld nvcsw=%lld nivcsw=%lld tids=%s\n", total_sleeps,
+	       total_nvcsw, total_nivcsw, tids);
+	return 0;
+}
+
+static int run_burner(void)
+{
+	struct sched_param sp = { .sched_priority = 50 };
+	long long start, next, end, bursts = 0;
+	struct timespec ts;
+
+	if (fifo && sched_setscheduler(0, SCHED_FIFO, &sp)) {
+		perror("latwork: SCHED_FIFO");
+		return 1;
+	}
+	start = now_ns();
+	end = start + for_ns;
+	for (next = start + period_ns; next + burst_ns <= end; next += period_ns) {
+		ts.tv_sec = next / 1000000000LL;
+		ts.tv_nsec = next % 1000000000LL;
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		spin_until(now_ns() + burst_ns);
+		bursts++;
+	}
+	printf("bursts=%lld\n", bursts);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int i, wait = 0, linger = 0, rc;
+	const char *mode = NULL;
+	sigset_t set;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--wait"))
+			wait = 1;
+		else if (!strcmp(a, "--linger"))
+			linger = 1;
+		else if (!strcmp(a, "--fifo"))
+			fifo = 1;
+		else if (!v && a[0] == '-')
+			goto usage;
+		else if (!strcmp(a, "--cpu"))
+			cpu = atoi(v), i++;
+		else if (!strcmp(a, "--comm"))
+			prctl(PR_SET_NAME, v), i++;
+		else if (!strcmp(a, "--sleep"))
+			sleep_ns = parse_dur(v), i++;
+		else if (!strcmp(a, "--count"))
+			count = atoll(v), i++;
+		else if (!strcmp(a, "--threads"))
+			nthreads = atoi(v), i++;
+		else if (!strcmp(a, "--spawn-after"))
+			spawn_after_ns = parse_dur(v), i++;
+		else if (!strcmp(a, "--for"))
+			for_ns = parse_dur(v), i++;
+		else if (!strcmp(a, "--period"))
+			period_ns = parse_dur(v), i++;
+		else if (!strcmp(a, "--burst"))
+			burst_ns = parse_dur(v), i++;
+		else if (a[0] != '-' && !mode)
+			mode = a;
+		else
+			goto usage;
+	}
+	if (!mode)
+		goto usage;
+	/* Only SIGUSR1 is blocked (for sigtimedwait); SIGTERM and SIGINT keep
+	 * their default action while working, so a test can always stop us. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	pin();
+	if (wait) {
+		struct timespec limit = { 60, 0 };
+
+		printf("ready %d\n", getpid());
+		fflush(stdout);
+		if (sigtimedwait(&set, NULL, &limit) < 0) {
+			fprintf(stderr, "latwork: no SIGUSR1 within 60 s\n");
+			return 1;
+		}
+	}
+	if (!strcmp(mode, "sleep"))
+		rc = run_sleep();
+	else if (!strcmp(mode, "hog"))
+		spin_until(now_ns() + for_ns), rc = 0;
+	else if (!strcmp(mode, "burner"))
+		rc = run_burner();
+	else
+		goto usage;
+	fflush(stdout);
+	if (linger) {
+		struct timespec limit = { 60, 0 };
+
+		sigaddset(&set, SIGTERM);
+		sigaddset(&set, SIGINT);
+		pthread_sigmask(SIG_BLOCK, &set, NULL);
+		sigtimedwait(&set, NULL, &limit);
+	}
+	return rc;
+usage:
+	fprintf(stderr, "usage: see the comment at the top of tools/latwork.c\n");
+	return 2;
+}
