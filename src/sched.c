@@ -109,6 +109,7 @@ static void cpu_merge(struct lat_sched_cpu *dst, const struct lat_sched_cpu *src
 	dst->voluntary += src->voluntary;
 	dst->involuntary += src->involuntary;
 	dst->threads_dropped += src->threads_dropped;
+	dst->unseen += src->unseen;
 	for (int i = 0; i < LAT_SCHED_NR_HIST; i++)
 		lat_hist_merge(&dst->h[i], &src->h[i]);
 }
@@ -174,6 +175,7 @@ static int sched_poll(void *priv)
 		lat_hist_delta(&s->iv.h[i], &s->now.h[i], &s->before.h[i]);
 	s->iv.voluntary = s->now.voluntary - s->before.voluntary;
 	s->iv.involuntary = s->now.involuntary - s->before.involuntary;
+	s->iv.unseen = s->now.unseen - s->before.unseen;
 	return s->run->opts->per_thread ? poll_threads(s) : 0;
 }
 
@@ -248,6 +250,7 @@ static void sched_report(void *priv, struct lat_emit *e)
 	e->ops->obj_begin(e, "switches", "context switches");
 	e->ops->count(e, "voluntary", s->iv.voluntary, s->now.voluntary);
 	e->ops->count(e, "involuntary", s->iv.involuntary, s->now.involuntary);
+	e->ops->count(e, "unseen_wakeups", s->iv.unseen, s->now.unseen);
 	e->ops->obj_end(e);
 	if (s->run->opts->per_thread) {
 		report_threads(s, e);

@@ -17,7 +17,7 @@ struct lat_sched_cpu {
 	__u64 voluntary;	/* switched out while not runnable */
 	__u64 involuntary;	/* switched out while still runnable */
 	__u64 threads_dropped;	/* --per-thread table full */
-	__u64 _pad;
+	__u64 unseen;		/* returns to CPU whose wakeup was never traced */
 	struct lat_hist h[LAT_SCHED_NR_HIST];
 };
 _Static_assert(sizeof(struct lat_sched_cpu) ==

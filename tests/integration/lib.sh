@@ -13,7 +13,8 @@ _pids=()
 
 cleanup() {
 	local p
-	for p in "${_pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	# children first: timeout wrappers would orphan what they run
+	for p in "${_pids[@]}"; do pkill -KILL -P "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null; done
 	wait 2>/dev/null
 	rm -rf "$T"
 }
@@ -96,6 +97,17 @@ final() { jq -r "select(.final == true) | $2" "$1"; }
 # tracing BPF programs loaded now (for leftover checks)
 tracing_progs() {
 	bpftool prog show 2>/dev/null | grep -cE '^[0-9]+: (tracing|raw_tracepoint|tracepoint) '
+}
+# no_progs_above N: the kernel frees closed programs asynchronously (RCU),
+# so allow it 3 s to get back to N
+no_progs_above() {
+	local i
+	for ((i = 0; i < 30; i++)); do
+		[ "$(tracing_progs)" -le "$1" ] && return 0
+		sleep 0.1
+	done
+	diag "still loaded: $(bpftool prog show | grep -E '^[0-9]+: (tracing|raw_tracepoint|tracepoint) ')"
+	return 1
 }
 
 # runqlat's log2 histogram: prints "count p50_low p50_high" in ns

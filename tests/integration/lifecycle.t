@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Every way a run ends leaves nothing in the kernel, and ends with the
+# documented exit code: duration, SIGINT, SIGTERM, target exit, COMMAND exit;
+# bad targets are usage errors (2), missing privileges environment errors (3).
+. "$(dirname "$0")/lib.sh"
+need_root
+before=$(tracing_progs)
+left() { # left DESCRIPTION: no tracing program more than before
+	check "$1: no BPF program left ($before loaded before)" no_progs_above "$before"
+}
+
+timeout 30 "$LATBPF" --probes sched --duration 1500ms --no-tui --json "$T/d.json" >"$T/d.out" 2>&1
+ok $? "--duration 1500ms: exit 0"
+check "--duration: 1 interval record and a final one" \
+	test "$(jq -s 'map(select(.interval)) | length' "$T/d.json"),$(jq -s 'map(select(.final)) | length' "$T/d.json")" = "1,1"
+check "--duration: final record last, duration_s about 1.5" \
+	bash -c "tail -1 '$T/d.json' | jq -e '.final and .run.duration_s >= 1.4 and .run.duration_s < 2.5' >/dev/null"
+left "duration"
+
+for sig in INT TERM; do
+	start_latbpf $sig --probes sched --no-tui
+	sleep 0.5
+	stop "$LAT_PID" $sig
+	ok $? "SIG$sig: exit 0"
+	check "SIG$sig: the whole-run summary was printed" grep -q '^=== whole run ===' "$T/$sig.out"
+	left "SIG$sig"
+done
+
+start_work gone sleep --sleep 10ms --count 50
+start_latbpf gone --pid "$WORK_PID" --probes sched --no-tui --json "$T/gone.json"
+kill -USR1 "$WORK_PID"
+for ((i = 0; i < 100; i++)); do kill -0 "$LAT_PID" 2>/dev/null || break; sleep 0.05; done
+wait "$LAT_PID"
+ok $? "target exit: latbpf ends by itself with exit 0"
+check "target exit: said so" grep -q 'target exited' "$T/gone.err"
+check "target exit: summary holds its 50 sleeps" \
+	between "$(final "$T/gone.json" .sched.offcpu_sleep.count)" 50 52
+left "target exit"
+
+timeout 30 "$LATBPF" --probes sched --no-tui --json "$T/cmd.json" -- \
+	"$LATWORK" sleep --sleep 5ms --count 40 >"$T/cmd.out" 2>"$T/cmd.err"
+ok $? "-- COMMAND: exit 0 when the command ends"
+check "-- COMMAND: traced from its first instruction (40 sleeps seen)" \
+	between "$(final "$T/cmd.json" .sched.offcpu_sleep.count)" 40 45
+check "-- COMMAND: its output passes through" grep -q '^sleeps=40 ' "$T/cmd.out"
+left "command"
+
+timeout 10 "$LATBPF" --no-tui -- /nonexistent/cmd >"$T/nx.out" 2>&1
+check "-- missing command: exit 2" test $? -eq 2
+check "-- missing command: clear message" grep -q "cannot run '/nonexistent/cmd'" "$T/nx.out"
+left "missing command"
+
+timeout 10 "$LATBPF" --pid 999999999 >"$T/np.out" 2>&1
+check "--pid of no process: exit 2" test $? -eq 2
+check "--pid of no process: 'no such process'" grep -q 'no such process: 999999999' "$T/np.out"
+sleep 30 &
+sp=$!
+timeout 10 "$LATBPF" --tid 999999998 >"$T/nt.out" 2>&1
+check "--tid of no thread: exit 2" test $? -eq 2
+kill "$sp"
+
+if command -v setpriv >/dev/null; then
+	timeout 10 setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		"$LATBPF" --duration 1s --no-tui >"$T/np.out" 2>&1
+	check "unprivileged: exit 3" test $? -eq 3
+	check "unprivileged: says root or CAP_BPF is needed" grep -q 'CAP_BPF' "$T/np.out"
+	left "unprivileged"
+fi
+done_testing

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Filtering: a busy neighbour process never shows up; a thread the target
+# creates after attach is counted; a hostile process name is escaped in the
+# terminal output and survives JSON intact.
+. "$(dirname "$0")/lib.sh"
+need_root
+EVIL=$'\e[2Jev"il\\'	# clear-screen escape, quote, backslash: 9 bytes
+
+start_work noise --comm noise sleep --sleep 100us --count 20000
+noise=$WORK_PID
+start_work target --comm "$EVIL" --linger sleep --sleep 2ms --count 300 --spawn-after 300ms
+target=$WORK_PID
+start_latbpf f --pid "$target" --probes sched --per-thread --per-cpu --no-tui --json "$T/f.json"
+ok $? "latbpf attached to $target"
+kill -USR1 "$noise" "$target"
+wait_for "$T/target.work" '^sleeps=' 30
+stop "$LAT_PID"
+ok $? "latbpf exits 0"
+kill -TERM "$target" "$noise" 2>/dev/null
+
+tids=$(sed -n 's/.*tids=\([0-9,]*\)$/\1/p' "$T/target.work")
+late=${tids##*,}
+pids_seen=$(final "$T/f.json" '[.sched.threads[].pid] | unique | join(",")')
+n_late=$(final "$T/f.json" ".sched.threads[] | select(.tid == $late) | .offcpu_sleep.count")
+late_rq=$(final "$T/f.json" ".sched.threads[] | select(.tid == $late) | .runq.count")
+comm=$(final "$T/f.json" ".sched.threads[] | select(.tid == $late) | .comm")
+cpus=$(final "$T/f.json" '[.sched.cpus[].runq.count] | add')
+total=$(final "$T/f.json" '.sched.runq.count')
+diag "target $target threads $tids; pids seen: $pids_seen; late thread $late: sleep n=$n_late runq n=$late_rq"
+check "only the target's threads are recorded (pids: $pids_seen)" test "$pids_seen" = "$target"
+check "noise process ($noise) absent" bash -c "! jq -e 'select(.final) | .sched.threads[] | select(.pid == $noise)' '$T/f.json' >/dev/null"
+check "thread created 300 ms after attach ($late): 300 sleeps seen ($n_late)" between "$n_late" 299 302
+check "its run-queue samples counted too ($late_rq)" between "$late_rq" 300 305
+check "per-CPU runq counts add up to the total ($cpus = $total)" test "$cpus" = "$total"
+check "JSON keeps the hostile comm byte for byte" test "$comm" = "$EVIL"
+check "every JSON line parses" bash -c "jq -e . '$T/f.json' >/dev/null"
+check "no raw ESC byte in the text output" bash -c "! grep -q $'\e' '$T/f.out'"
+check "the text output shows it escaped" grep -qF '\x1b[2Jev"il\' "$T/f.out"
+done_testing
