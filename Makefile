@@ -7,7 +7,7 @@ VERSION := 0.1.0
 COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 
 # A new probe family is one bpf/X.bpf.c, one src/X.c and one word here.
-FAMILIES := sched
+FAMILIES := sched hiccup
 
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
 	-e 's/ppc64le/powerpc/' -e 's/riscv64/riscv/' -e 's/s390x/s390/')

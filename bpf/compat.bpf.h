@@ -20,4 +20,21 @@ static __always_inline __u32 lat_task_state(struct task_struct *t)
 	return BPF_CORE_READ((struct task_struct___o *)t, state);
 }
 
+/*
+ * The CPU a task is on (or queued on): thread_info::cpu with
+ * CONFIG_THREAD_INFO_IN_TASK (x86, arm64 since 5.16, commit bcf9033e5449
+ * "sched: move CPU field back into thread_info if THREAD_INFO_IN_TASK=y"),
+ * task_struct::cpu on kernels between 5.10 and 5.15.
+ */
+struct task_struct___cpu {
+	unsigned int cpu;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 lat_task_cpu(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->thread_info.cpu))
+		return BPF_CORE_READ(t, thread_info.cpu);
+	return BPF_CORE_READ((struct task_struct___cpu *)t, cpu);
+}
+
 #endif

@@ -47,12 +47,17 @@ struct lat_emit_ops {
 	void (*hist)(struct lat_emit *e, const char *key, const char *title,
 		     const struct lat_hist *iv, const struct lat_hist *run);
 	void (*count)(struct lat_emit *e, const char *key, __u64 iv, __u64 run);
+	void (*dur)(struct lat_emit *e, const char *key, __u64 iv_ns, __u64 run_ns);
 	void (*num)(struct lat_emit *e, const char *key, __s64 v);
+	void (*ids)(struct lat_emit *e, const char *key, const __u32 *ids, int n);
+	void (*pct)(struct lat_emit *e, const char *key, double percent);
 	void (*str)(struct lat_emit *e, const char *key, const char *untrusted);
 };
 struct lat_emit {
 	const struct lat_emit_ops *ops;
 	bool final;		/* reporting the whole run, not an interval */
+	bool live;		/* a terminal screen: show the run, keep lists short */
+	int max_items;		/* long lists: show at most this many (0: all) */
 };
 
 /* One probe family. Functions return 0 or a negative errno and print their

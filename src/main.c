@@ -177,6 +177,8 @@ static void emit_summary(struct app *a)
 	fputc('\n', f);
 	if (e) {
 		e->final = true;
+		e->live = false;
+		e->max_items = 50;
 		report(a, e);
 	}
 	lat_text_emit_free(e);

@@ -106,10 +106,30 @@ static void count(struct lat_emit *e, const char *k, __u64 iv, __u64 run)
 	fprintf(J(e)->f, "%llu", (unsigned long long)(e->final ? run : iv));
 }
 
+static void dur(struct lat_emit *e, const char *k, __u64 iv, __u64 run)
+{
+	count(e, k, iv, run);
+}
+
 static void num(struct lat_emit *e, const char *k, __s64 v)
 {
 	key(J(e), k);
 	fprintf(J(e)->f, "%lld", (long long)v);
+}
+
+static void ids(struct lat_emit *e, const char *k, const __u32 *v, int n)
+{
+	key(J(e), k);
+	fputc('[', J(e)->f);
+	for (int i = 0; i < n; i++)
+		fprintf(J(e)->f, "%s%u", i ? "," : "", v[i]);
+	fputc(']', J(e)->f);
+}
+
+static void pct(struct lat_emit *e, const char *k, double p)
+{
+	key(J(e), k);
+	fprintf(J(e)->f, "%.3f", p);
 }
 
 static void str(struct lat_emit *e, const char *k, const char *s)
@@ -121,7 +141,7 @@ static void str(struct lat_emit *e, const char *k, const char *s)
 static const struct lat_emit_ops json_ops = {
 	.obj_begin = obj_begin, .obj_end = obj_end,
 	.list_begin = list_begin, .list_end = list_end,
-	.hist = hist, .count = count, .num = num, .str = str,
+	.hist = hist, .count = count, .dur = dur, .num = num, .ids = ids, .pct = pct, .str = str,
 };
 
 struct lat_emit *lat_json_emit_new(FILE *f)

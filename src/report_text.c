@@ -5,6 +5,8 @@
  *           whole run, and bars for both side by side;
  *  LOG      one line per histogram per interval, for logs and pipes;
  *  SUMMARY  the whole run with bars, printed at the end.
+ * Items of lists (threads, CPUs, intruders, events) are one line each: their
+ * scalars on the item's line, their histograms as percentile lines below.
  * Bars group the log-linear slots by power of two to stay short; the
  * percentiles are read from the full-resolution slots.
  */
@@ -21,9 +23,11 @@ struct text_emit {
 	FILE *f;
 	int width;
 	enum style mode;
-	int depth;
+	int depth;		/* objects open */
+	int lists;		/* lists open */
+	bool item[MAX_DEPTH];	/* object at this depth is a list item */
 	bool in_list[MAX_DEPTH];
-	char label[128];	/* of the current list item: "tid=12 comm=x" */
+	char label[256];	/* the current item's line, not yet printed */
 };
 
 static struct text_emit *T(struct lat_emit *e)
@@ -38,22 +42,52 @@ static enum style style(struct text_emit *t)
 
 static bool in_item(struct text_emit *t)
 {
-	return t->depth > 0 && t->in_list[t->depth - 1];
+	return t->depth > 0 && t->item[t->depth];
+}
+
+static int indent(struct text_emit *t)
+{
+	return 2 + 2 * t->lists;
+}
+
+static void flush_label(struct text_emit *t)
+{
+	if (t->label[0]) {
+		fprintf(t->f, "%*s%s\n", indent(t), "", t->label);
+		t->label[0] = '\0';
+	}
+}
+
+static void add_label(struct text_emit *t, const char *fmt, const char *k,
+		      const char *v)
+{
+	size_t l = strlen(t->label);
+
+	/* wrap long items onto continuation lines */
+	if (l && l + strlen(k) + strlen(v) + 2 > 100) {
+		flush_label(t);
+		snprintf(t->label, sizeof(t->label), "  ");
+		l = 2;
+	}
+
+	snprintf(t->label + l, sizeof(t->label) - l, fmt, l > 2 ? " " : "", k, v);
 }
 
 static void obj_begin(struct lat_emit *e, const char *key, const char *title)
 {
 	struct text_emit *t = T(e);
+	bool item = t->in_list[t->depth];
 
-	if (in_item(t) || (t->depth > 0 && t->in_list[t->depth])) {
-		t->label[0] = '\0';
-	} else if (t->depth == 0) {
-		fprintf(t->f, "%s\n", title ? title : key);
-	} else if (title) {
-		fprintf(t->f, "  %s\n", title);
+	flush_label(t);
+	if (!item) {
+		if (t->depth == 0)
+			fprintf(t->f, "%s\n", title ? title : key);
+		else if (title)
+			fprintf(t->f, "%*s%s\n", indent(t), "", title);
 	}
 	if (t->depth + 1 < MAX_DEPTH)
 		t->depth++;
+	t->item[t->depth] = item;
 	t->in_list[t->depth] = false;
 }
 
@@ -61,6 +95,7 @@ static void obj_end(struct lat_emit *e)
 {
 	struct text_emit *t = T(e);
 
+	flush_label(t);
 	if (t->depth > 0)
 		t->depth--;
 	if (t->depth == 0 && style(t) != LOG)
@@ -71,13 +106,18 @@ static void list_begin(struct lat_emit *e, const char *key, const char *title)
 {
 	struct text_emit *t = T(e);
 
-	fprintf(t->f, "  %s\n", title ? title : key);
+	flush_label(t);
+	fprintf(t->f, "%*s%s\n", indent(t), "", title ? title : key);
 	t->in_list[t->depth] = true;
+	t->lists++;
 }
 
 static void list_end(struct lat_emit *e)
 {
-	T(e)->in_list[T(e)->depth] = false;
+	struct text_emit *t = T(e);
+
+	t->in_list[t->depth] = false;
+	t->lists--;
 }
 
 static void pct_row(FILE *f, const char *name, const struct lat_hist *h)
@@ -113,7 +153,7 @@ static void pow2_rows(const struct lat_hist *h, __u64 rows[NROWS])
 
 static void bar(FILE *f, __u64 n, __u64 peak, int w)
 {
-	int len = peak ? (int)((n * w + peak - 1) / peak) : 0;
+	int len = peak ? (int)((n * (__u64)w + peak - 1) / peak) : 0;
 
 	fprintf(f, "%9llu ", (unsigned long long)n);
 	for (int i = 0; i < w; i++)
@@ -167,25 +207,31 @@ static void bars(struct text_emit *t, const struct lat_hist *iv,
 	}
 }
 
+/* One line: "key n=.. p50=.. p90=.. p99=.. p99.9=.. max=.." */
+static void hist_line(struct text_emit *t, const char *key, const struct lat_hist *h)
+{
+	char b[6][16];
+	int p;
+
+	for (p = 0; p < LAT_NR_PCTS; p++)
+		lat_fmt_ns(b[p], sizeof(b[p]), lat_hist_percentile(h, lat_pcts[p]));
+	lat_fmt_ns(b[5], sizeof(b[5]), h->max);
+	fprintf(t->f, "%*s%-14s n=%-8llu p50=%-7s p90=%-7s p99=%-7s p99.9=%-7s max=%s\n",
+		indent(t) + (in_item(t) ? 2 : 0), "", key, (unsigned long long)h->count,
+		b[0], b[1], b[2], b[3], b[5]);
+}
+
 static void hist(struct lat_emit *e, const char *key, const char *title,
 		 const struct lat_hist *iv, const struct lat_hist *run)
 {
 	struct text_emit *t = T(e);
-	const struct lat_hist *h = e->final ? run : iv;
-	char b[6][16];
+	const struct lat_hist *h = style(t) == LOG ? iv : run;
 	int p;
 
+	flush_label(t);
 	if (in_item(t) || style(t) == LOG) {
-		if (h->count == 0 && style(t) != LOG)
-			return;
-		for (p = 0; p < LAT_NR_PCTS; p++)
-			lat_fmt_ns(b[p], sizeof(b[p]), lat_hist_percentile(h, lat_pcts[p]));
-		lat_fmt_ns(b[5], sizeof(b[5]), h->max);
-		if (in_item(t))
-			fprintf(t->f, "    %-24s", t->label);
-		fprintf(t->f, "  %-14s n=%-8llu p50=%-7s p90=%-7s p99=%-7s p99.9=%-7s max=%s\n",
-			key, (unsigned long long)h->count,
-			b[0], b[1], b[2], b[3], b[5]);
+		if (h->count || style(t) == LOG)
+			hist_line(t, key, h);
 		return;
 	}
 	fprintf(t->f, "  %s\n    %-10s %9s", title ? title : key, "", "count");
@@ -197,59 +243,95 @@ static void hist(struct lat_emit *e, const char *key, const char *title,
 		pct_row(t->f, "whole run", run);
 		bars(t, iv, run);
 	} else {
+		char mn[16], mean[16];
+
 		pct_row(t->f, "whole run", run);
 		if (run->count) {
-			lat_fmt_ns(b[0], sizeof(b[0]), run->min);
-			lat_fmt_ns(b[1], sizeof(b[1]), run->count ? run->sum / run->count : 0);
+			lat_fmt_ns(mn, sizeof(mn), run->min);
+			lat_fmt_ns(mean, sizeof(mean), run->sum / run->count);
 			fprintf(t->f, "    min %s, mean %s (for reference; percentiles are the measure)\n",
-				b[0], b[1]);
+				mn, mean);
 		}
 		bars(t, NULL, run);
+	}
+}
+
+static void scalar(struct text_emit *t, const char *key, const char *v, const char *run)
+{
+	if (in_item(t)) {
+		add_label(t, "%s%s=%s", key, v);
+	} else {
+		flush_label(t);
+		fprintf(t->f, "%*s%-24s %s%s\n", indent(t), "", key, v, run ? run : "");
 	}
 }
 
 static void count(struct lat_emit *e, const char *key, __u64 iv, __u64 run)
 {
 	struct text_emit *t = T(e);
+	char v[32], r[48] = "";
 
-	if (in_item(t))
-		return;
-	if (style(t) == SUMMARY)
-		fprintf(t->f, "  %-24s %llu\n", key, (unsigned long long)run);
-	else
-		fprintf(t->f, "  %-24s %llu (run %llu)\n", key,
-			(unsigned long long)iv, (unsigned long long)run);
+	snprintf(v, sizeof(v), "%llu",
+		 (unsigned long long)(style(t) == LOG ? iv : run));
+	if (style(t) != SUMMARY && !in_item(t))
+		snprintf(r, sizeof(r), style(t) == LOG ? " (run %llu)" : " (interval %llu)",
+			 (unsigned long long)(style(t) == LOG ? run : iv));
+	scalar(t, key, v, r);
+}
+
+static void dur(struct lat_emit *e, const char *key, __u64 iv, __u64 run)
+{
+	struct text_emit *t = T(e);
+	char v[32];
+
+	lat_fmt_ns(v, sizeof(v), style(t) == LOG ? iv : run);
+	scalar(t, key, v, NULL);
 }
 
 static void num(struct lat_emit *e, const char *key, __s64 v)
 {
-	struct text_emit *t = T(e);
-	size_t l = strlen(t->label);
+	char b[32];
 
-	if (in_item(t))
-		snprintf(t->label + l, sizeof(t->label) - l, "%s%s=%lld",
-			 l ? " " : "", key, (long long)v);
-	else
-		fprintf(t->f, "  %-24s %lld\n", key, (long long)v);
+	snprintf(b, sizeof(b), "%lld", (long long)v);
+	scalar(T(e), key, b, NULL);
+}
+
+static void ids(struct lat_emit *e, const char *key, const __u32 *v, int n)
+{
+	char b[128] = "";
+	size_t l = 0;
+
+	if (n == 0)
+		return;
+	for (int i = 0; i < n && l + 12 < sizeof(b); i++)
+		l += (size_t)snprintf(b + l, sizeof(b) - l, "%s%u", i ? "," : "", v[i]);
+	scalar(T(e), key, b, NULL);
+}
+
+static void pct(struct lat_emit *e, const char *key, double p)
+{
+	char b[32];
+
+	snprintf(b, sizeof(b), "%.2f%%", p);
+	scalar(T(e), key, b, NULL);
 }
 
 static void str(struct lat_emit *e, const char *key, const char *s)
 {
 	struct text_emit *t = T(e);
-	size_t l = strlen(t->label);
 	char safe[64];
 
-	lat_term_str(safe, sizeof(safe), s);
+	lat_term_str(safe, sizeof(safe), s ? s : "");
 	if (in_item(t))
-		snprintf(t->label + l, sizeof(t->label) - l, "%s%s", l ? " " : "", safe);
+		add_label(t, "%s%.0s%s", key, safe);	/* values speak for themselves */
 	else
-		fprintf(t->f, "  %-24s %s\n", key, safe);
+		scalar(t, key, safe, NULL);
 }
 
 static const struct lat_emit_ops text_ops = {
 	.obj_begin = obj_begin, .obj_end = obj_end,
 	.list_begin = list_begin, .list_end = list_end,
-	.hist = hist, .count = count, .num = num, .str = str,
+	.hist = hist, .count = count, .dur = dur, .num = num, .ids = ids, .pct = pct, .str = str,
 };
 
 /* with_bars false: LOG lines; true: LIVE frames. Either gives the SUMMARY
@@ -261,6 +343,8 @@ struct lat_emit *lat_text_emit_new(FILE *f, int width, bool with_bars)
 	if (!t)
 		return NULL;
 	t->e.ops = &text_ops;
+	t->e.live = with_bars;
+	t->e.max_items = with_bars ? 10 : 0;
 	t->f = f;
 	t->width = width < 60 ? 60 : width;
 	t->mode = with_bars ? LIVE : LOG;

@@ -14,6 +14,9 @@
  *   latwork [common] burner --period DUR --burst DUR --for DUR [--fifo]
  *       every period (absolute schedule) spins burst; SCHED_FIFO 50 with
  *       --fifo. Prints "bursts=<n>".
+ *   latwork [common] tcp    --for DUR [--count N]
+ *       a server and a client thread on 127.0.0.1 exchange 64-byte
+ *       messages for DUR (or N round trips). Prints "roundtrips=<n>".
  * common:
  *   --cpu C        pin to CPU C
  *   --wait         start only on SIGUSR1 (after printing "ready <pid>")
@@ -29,11 +32,15 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
-static long long sleep_ns = 1000000, count = 1000, for_ns = 1000000000LL;
+static long long sleep_ns = 1000000, count = -1, for_ns = 1000000000LL;
 static long long period_ns = 100000000, burst_ns = 5000000, spawn_after_ns;
 static int cpu = -1, nthreads = 1, fifo;
 static volatile long long total_sleeps, total_nvcsw, total_nivcsw;
@@ -152,6 +159,59 @@ static int run_burner(void)
 	return 0;
 }
 
+static int listen_fd;
+
+static void *tcp_server(void *arg)
+{
+	char buf[64];
+	int fd = accept(listen_fd, NULL, NULL);
+	ssize_t n;
+
+	pin();
+	while (fd >= 0 && (n = read(fd, buf, sizeof(buf))) > 0)
+		if (write(fd, buf, (size_t)n) != n)
+			break;
+	if (fd >= 0)
+		close(fd);
+	return arg;
+}
+
+static int run_tcp(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t alen = sizeof(a);
+	long long end = now_ns() + for_ns, trips = 0;
+	char buf[64] = "latwork";
+	pthread_t th;
+	int fd, one = 1;
+
+	listen_fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (listen_fd < 0 || bind(listen_fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    listen(listen_fd, 1) || getsockname(listen_fd, (struct sockaddr *)&a, &alen)) {
+		perror("latwork: tcp listen");
+		return 1;
+	}
+	pthread_create(&th, NULL, tcp_server, NULL);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a))) {
+		perror("latwork: tcp connect");
+		return 1;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	while (trips < count && now_ns() < end) {
+		if (write(fd, buf, sizeof(buf)) != sizeof(buf) ||
+		    read(fd, buf, sizeof(buf)) <= 0)
+			break;
+		trips++;
+	}
+	close(fd);
+	pthread_join(th, NULL);
+	close(listen_fd);
+	printf("roundtrips=%lld\n", trips);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int i, wait = 0, linger = 0, rc;
@@ -210,12 +270,16 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	if (count < 0)	/* mode defaults: 1000 sleeps; round trips until --for */
+		count = strcmp(mode, "sleep") ? 1LL << 62 : 1000;
 	if (!strcmp(mode, "sleep"))
 		rc = run_sleep();
 	else if (!strcmp(mode, "hog"))
 		spin_until(now_ns() + for_ns), rc = 0;
 	else if (!strcmp(mode, "burner"))
 		rc = run_burner();
+	else if (!strcmp(mode, "tcp"))
+		rc = run_tcp();
 	else
 		goto usage;
 	fflush(stdout);

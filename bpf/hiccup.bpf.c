@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hiccup family: per CPU, every interval a target thread wanted that CPU and
+ * did not have it, and who had it instead.
+ *
+ *   preempted  target switched out runnable ........ until it runs again
+ *   wakeup     target woken onto CPU c .............. until it runs
+ *   irq, softirq, nmi   handler time on c while the target runs there
+ *
+ * While at least one target thread waits for CPU c (nwait > 0), every task
+ * that leaves c is charged its run time inside that window; interrupt time
+ * inside the window is charged to the interrupt and taken off the task, so
+ * nothing is counted twice. A softirq's time excludes the hard IRQs nested in
+ * it.
+ *
+ * Concurrency: the state of CPU c is written by sched_switch and interrupt
+ * handlers on c, and by sched_wakeup of a task placed on c, which runs under
+ * c's run-queue lock; sched_switch on c holds that lock too. Only nwait is
+ * touched from elsewhere (a migrated waiter leaving), hence the atomics.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "latbpf/hiccup.h"
+#include "hist.bpf.h"
+#include "target.bpf.h"
+#include "compat.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile __u64 threshold_ns = 1000000;
+
+#define MAX_CPUS 1024	/* the loader sizes the arrays to the possible CPUs */
+
+struct hc_task {
+	__u64 since;
+	__u32 kind;	/* 0: not waiting; else 1 + enum lat_hc_kind */
+	__u32 cpu;	/* the CPU it waits for */
+};
+
+struct hc_state {
+	__u64 cur_start;	/* current task got the CPU (kept while nwait > 0) */
+	__u64 wait_since;	/* nwait went 0 -> 1 */
+	__u64 irq_in_window;	/* interrupt time since cur_start, in the window */
+	__u64 top_ns;		/* largest intruder of the window */
+	__u64 hard_start, soft_start, soft_nested, hard_nested;
+	__u32 nwait;		/* target threads waiting for this CPU */
+	__u32 cur_target;	/* a target thread runs here */
+	__u32 top_who, top_id;
+	__u32 hard_irq, soft_vec;
+	char top_name[16];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct hc_task);
+} hc_task SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MAX_CPUS);
+	__type(key, __u32);
+	__type(value, struct hc_state);
+} hc_state SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MAX_CPUS);
+	__type(key, __u32);
+	__type(value, struct lat_hc_cpu);
+} hc_cpu SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LAT_HC_MAX_INTRUDERS);
+	__type(key, struct lat_hc_intruder_key);
+	__type(value, struct lat_hc_intruder);
+} hc_intruders SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} hc_events SEC(".maps");
+
+static __always_inline void charge(__u32 cpu, struct hc_state *s, __u32 who,
+				   __u32 id, __u64 ns, const char *name)
+{
+	struct lat_hc_intruder_key k = { .cpu = cpu, .who = who, .id = id };
+	struct lat_hc_intruder *v, zero = {};
+
+	v = bpf_map_lookup_elem(&hc_intruders, &k);
+	if (!v) {
+		if (name)
+			bpf_probe_read_kernel_str(zero.name, sizeof(zero.name), name);
+		bpf_map_update_elem(&hc_intruders, &k, &zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&hc_intruders, &k);
+		if (!v)
+			return;
+	}
+	v->count++;
+	v->total_ns += ns;
+	if (ns > v->max_ns)
+		v->max_ns = ns;
+	if (ns > s->top_ns) {
+		s->top_ns = ns;
+		s->top_who = who;
+		s->top_id = id;
+		if (name)
+			bpf_probe_read_kernel_str(s->top_name, sizeof(s->top_name), name);
+		else
+			s->top_name[0] = '\0';
+	}
+}
+
+static __always_inline void window_open(struct hc_state *s, __u64 now)
+{
+	s->wait_since = now;
+	s->cur_start = now;
+	s->top_ns = 0;
+	s->irq_in_window = 0;
+}
+
+/* A waiter leaves CPU cpu's window (it runs, or its wait went stale). */
+static __always_inline void wait_end(__u32 cpu)
+{
+	struct hc_state *s = bpf_map_lookup_elem(&hc_state, &cpu);
+
+	if (s && s->nwait)
+		__sync_fetch_and_add(&s->nwait, -1);
+}
+
+static __always_inline void wait_begin(struct hc_task *t, __u32 kind, __u32 cpu,
+				       __u64 now)
+{
+	struct hc_state *s;
+
+	if (t->kind)
+		wait_end(t->cpu);	/* a wait whose end was never traced */
+	t->since = now;
+	t->kind = 1 + kind;
+	t->cpu = cpu;
+	s = bpf_map_lookup_elem(&hc_state, &cpu);
+	if (!s)
+		return;
+	/* under cpu's run-queue lock: only a remote wait_end() can race */
+	if (s->nwait == 0)
+		window_open(s, now);
+	__sync_fetch_and_add(&s->nwait, 1);
+}
+
+static __always_inline void record(__u32 cpu, __u64 kind, __u64 d)
+{
+	struct lat_hc_cpu *c = bpf_map_lookup_elem(&hc_cpu, &cpu);
+
+	if (!c || kind >= LAT_HC_NR_KINDS)
+		return;
+	c->count[kind]++;
+	c->stolen_ns[kind] += d;
+	lat_hist_record(kind <= LAT_HC_WAKEUP ? &c->task_hist : &c->intr_hist, d);
+}
+
+static __always_inline void event(__u32 cpu, __u32 kind, __u64 d, __u64 now,
+				  struct task_struct *t, struct hc_state *w)
+{
+	struct lat_hc_event *e;
+	struct lat_hc_cpu *c;
+
+	if (d < threshold_ns)
+		return;
+	e = bpf_ringbuf_reserve(&hc_events, sizeof(*e), 0);
+	if (!e) {
+		c = bpf_map_lookup_elem(&hc_cpu, &cpu);
+		if (c)
+			c->events_lost++;
+		return;
+	}
+	e->ts_ns = now;
+	e->duration_ns = d;
+	e->cpu = cpu;
+	e->tid = t->pid;
+	e->kind = kind;
+	e->who = w->top_who;
+	e->pid = w->top_id;
+	e->_pad = 0;
+	e->who_ns = w->top_ns;
+	__builtin_memcpy(e->name, w->top_name, sizeof(e->name));
+	bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), t->comm);
+	bpf_ringbuf_submit(e, 0);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(hiccup_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	__u32 cpu = bpf_get_smp_processor_id(), oc;
+	bool tprev, tnext;
+	struct hc_state *s, *w;
+	struct hc_task *t;
+	__u64 now = 0, from, d;
+
+	s = bpf_map_lookup_elem(&hc_state, &cpu);
+	if (!s)
+		return 0;
+	tprev = prev->pid && lat_is_target(prev->tgid, prev->pid);
+	tnext = next->pid && lat_is_target(next->tgid, next->pid);
+	s->cur_target = tnext;
+	if (!s->nwait && !tprev && !tnext)
+		return 0;
+	now = bpf_ktime_get_ns();
+
+	/* prev ran inside the window: its share, less interrupt time */
+	if (s->nwait) {
+		from = s->cur_start > s->wait_since ? s->cur_start : s->wait_since;
+		d = now - from;
+		d = d > s->irq_in_window ? d - s->irq_in_window : 0;
+		if (d)
+			charge(cpu, s, LAT_HC_TASK, prev->pid, d,
+			       prev->pid ? prev->comm : "(idle exit)");
+	}
+	s->cur_start = now;
+	s->irq_in_window = 0;
+
+	if (tprev) {
+		t = bpf_task_storage_get(&hc_task, prev, NULL,
+					 BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (t) {
+			if (preempt || lat_task_state(prev) == 0)
+				wait_begin(t, LAT_HC_PREEMPTED, cpu, now);
+			else if (t->kind) {
+				wait_end(t->cpu);
+				t->kind = 0;
+			}
+		}
+	}
+	if (!tnext)
+		return 0;
+	t = bpf_task_storage_get(&hc_task, next, NULL, 0);
+	if (!t || !t->kind)
+		return 0;
+	d = now - t->since;
+	oc = t->cpu;
+	w = oc == cpu ? s : bpf_map_lookup_elem(&hc_state, &oc);
+	if (w && oc != cpu)
+		charge(cpu, s, LAT_HC_MIGRATION, oc, d, NULL);
+	record(cpu, t->kind - 1, d);
+	if (w)
+		event(cpu, t->kind - 1, d, now, next, w);
+	wait_end(oc);
+	t->kind = 0;
+	return 0;
+}
+
+static __always_inline int on_wakeup(struct task_struct *p)
+{
+	struct hc_task *t;
+
+	if (!lat_is_target(p->tgid, p->pid) || p->on_cpu)
+		return 0;	/* on CPU still: woken before it left, no wait */
+	t = bpf_task_storage_get(&hc_task, p, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (t)
+		wait_begin(t, LAT_HC_WAKEUP, lat_task_cpu(p), bpf_ktime_get_ns());
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(hiccup_wakeup, struct task_struct *p)
+{
+	return on_wakeup(p);
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(hiccup_wakeup_new, struct task_struct *p)
+{
+	return on_wakeup(p);
+}
+
+/* Interrupts: only while a target runs here, or waits for this CPU. */
+static __always_inline struct hc_state *intr_state(__u32 *cpu)
+{
+	struct hc_state *s;
+
+	*cpu = bpf_get_smp_processor_id();
+	s = bpf_map_lookup_elem(&hc_state, cpu);
+	return s && (s->cur_target || s->nwait) ? s : NULL;
+}
+
+static __always_inline void intr_done(__u32 cpu, struct hc_state *s, __u32 kind,
+				      __u32 who, __u32 id, __u64 d, const char *name)
+{
+	if (s->cur_target) {
+		record(cpu, kind, d);
+		charge(cpu, s, who, id, d, name);
+	} else if (s->nwait) {
+		s->irq_in_window += d;
+		charge(cpu, s, who, id, d, name);
+	}
+}
+
+SEC("tp_btf/irq_handler_entry")
+int BPF_PROG(hiccup_irq_entry, int irq, struct irqaction *action)
+{
+	__u32 cpu;
+	struct hc_state *s = intr_state(&cpu);
+
+	if (s) {
+		s->hard_start = bpf_ktime_get_ns();
+		s->hard_irq = irq;
+		s->hard_nested = 0;
+	}
+	return 0;
+}
+
+SEC("tp_btf/irq_handler_exit")
+int BPF_PROG(hiccup_irq_exit, int irq, struct irqaction *action)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct hc_state *s = bpf_map_lookup_elem(&hc_state, &cpu);
+	__u64 d;
+
+	if (!s || !s->hard_start)
+		return 0;
+	d = bpf_ktime_get_ns() - s->hard_start - s->hard_nested;
+	s->hard_start = 0;
+	if (s->soft_start)
+		s->soft_nested += d + s->hard_nested;
+	intr_done(cpu, s, LAT_HC_IRQ, LAT_HC_WHO_IRQ, irq, d,
+		  BPF_CORE_READ(action, name));
+	return 0;
+}
+
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(hiccup_softirq_entry, unsigned int vec)
+{
+	__u32 cpu;
+	struct hc_state *s = intr_state(&cpu);
+
+	if (s) {
+		s->soft_start = bpf_ktime_get_ns();
+		s->soft_vec = vec;
+		s->soft_nested = 0;
+	}
+	return 0;
+}
+
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(hiccup_softirq_exit, unsigned int vec)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct hc_state *s = bpf_map_lookup_elem(&hc_state, &cpu);
+	__u64 d;
+
+	if (!s || !s->soft_start)
+		return 0;
+	d = bpf_ktime_get_ns() - s->soft_start;
+	d = d > s->soft_nested ? d - s->soft_nested : 0;
+	s->soft_start = 0;
+	intr_done(cpu, s, LAT_HC_SOFTIRQ, LAT_HC_WHO_SOFTIRQ, vec, d, NULL);
+	return 0;
+}
+
+/* x86 only: the kernel reports each NMI handler's own duration. */
+SEC("tp_btf/nmi_handler")
+int BPF_PROG(hiccup_nmi, void *handler, s64 delta_ns, int handled)
+{
+	__u32 cpu;
+	struct hc_state *s = intr_state(&cpu);
+
+	if (!s || delta_ns <= 0)
+		return 0;
+	if (s->hard_start)
+		s->hard_nested += delta_ns;
+	else if (s->soft_start)
+		s->soft_nested += delta_ns;
+	intr_done(cpu, s, LAT_HC_NMI, LAT_HC_WHO_NMI, 0, delta_ns, "NMI");
+	return 0;
+}

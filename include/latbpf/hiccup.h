@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Map value types of the hiccup family: bpf/hiccup.bpf.c and src/hiccup.c. */
+#ifndef LATBPF_HICCUP_H
+#define LATBPF_HICCUP_H
+
+#include "latbpf/hist.h"
+
+/* Why a target thread did not have its CPU. */
+enum lat_hc_kind {
+	LAT_HC_PREEMPTED,	/* switched out runnable, until it runs again */
+	LAT_HC_WAKEUP,		/* woken, until it runs */
+	LAT_HC_IRQ,		/* hard IRQ handler while it was on CPU */
+	LAT_HC_SOFTIRQ,		/* softirq while it was on CPU (nested IRQs excluded) */
+	LAT_HC_NMI,		/* NMI handler while it was on CPU */
+	LAT_HC_NR_KINDS,
+};
+
+/* Who had the CPU meanwhile. */
+enum lat_hc_who {
+	LAT_HC_TASK,		/* id: pid (0: the CPU was idle: wakeup from idle) */
+	LAT_HC_WHO_IRQ,		/* id: irq number, name: handler name */
+	LAT_HC_WHO_SOFTIRQ,	/* id: vector */
+	LAT_HC_WHO_NMI,
+	LAT_HC_MIGRATION,	/* id: the CPU the thread was waiting on */
+};
+
+/* Per CPU (array indexed by CPU): written only on that CPU, or under its
+ * run-queue lock, so plain increments suffice. */
+struct lat_hc_cpu {
+	__u64 count[LAT_HC_NR_KINDS];
+	__u64 stolen_ns[LAT_HC_NR_KINDS];
+	__u64 events_lost;	/* ring buffer full */
+	__u64 _pad;
+	struct lat_hist task_hist;	/* PREEMPTED and WAKEUP intervals */
+	struct lat_hist intr_hist;	/* IRQ, SOFTIRQ and NMI intervals */
+};
+_Static_assert(sizeof(struct lat_hc_cpu) == 8 * (2 * LAT_HC_NR_KINDS + 2) +
+		       2 * sizeof(struct lat_hist), "lat_hc_cpu layout is shared with BPF");
+
+/* Intruder totals, aggregated in the kernel: hash keyed by (cpu, who, id). */
+struct lat_hc_intruder_key {
+	__u32 cpu;
+	__u32 who;
+	__u32 id;
+	__u32 _pad;
+};
+struct lat_hc_intruder {
+	__u64 count;
+	__u64 total_ns;
+	__u64 max_ns;
+	char name[16];		/* comm or IRQ name: untrusted */
+};
+_Static_assert(sizeof(struct lat_hc_intruder) == 40, "shared with BPF");
+
+#define LAT_HC_MAX_INTRUDERS 8192
+
+/* A hiccup above --threshold, through the ring buffer as it happens. */
+struct lat_hc_event {
+	__u64 ts_ns;		/* CLOCK_MONOTONIC at its end */
+	__u64 duration_ns;
+	__u32 cpu;
+	__u32 tid;
+	__u32 kind;		/* enum lat_hc_kind */
+	__u32 who;		/* enum lat_hc_who of the largest intruder */
+	__u32 pid;		/* its pid, irq or vector */
+	__u32 _pad;
+	__u64 who_ns;		/* its share of this hiccup */
+	char name[16];		/* its comm or IRQ name */
+	char comm[16];		/* the target thread's */
+};
+_Static_assert(sizeof(struct lat_hc_event) == 80, "shared with BPF");
+
+#endif

@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: GPL-2.0
+/* hiccup family: loader side of bpf/hiccup.bpf.c. */
+#include <dirent.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "lat.h"
+#include "latbpf/hiccup.h"
+#include "hiccup.skel.h"
+
+#define MAX_EVENTS 100000	/* kept for the final report */
+#define MAX_TOP 5		/* intruders shown per CPU */
+#define MAX_PINNED 16
+
+struct intruder {
+	struct lat_hc_intruder_key k;
+	struct lat_hc_intruder v;
+};
+
+struct hiccup {
+	struct hiccup_bpf *skel;
+	const struct lat_run *run;
+	struct ring_buffer *rb;
+	struct lat_hc_cpu *now, *before, iv;	/* per CPU, cumulative */
+	struct intruder *in_now, *in_before;
+	size_t n_in_now, n_in_before;
+	struct lat_hc_event *events;
+	size_t nevents, iv_first;	/* this interval: events[iv_first..] */
+	__u64 events_dropped;		/* beyond MAX_EVENTS */
+	__u32 (*pinned)[MAX_PINNED];	/* per CPU: target tids pinned there */
+	int *npinned;
+	__u64 t0, t_last;
+};
+
+static const char *const kind_name[LAT_HC_NR_KINDS] = {
+	"preempted", "wakeup", "irq", "softirq", "nmi"
+};
+static const char *const who_name[] = { "task", "irq", "softirq", "nmi", "migration" };
+static const char *const softirq_name[] = { "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK",
+					    "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU" };
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+static bool has_tracepoint(const struct btf *btf, const char *tp)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) > 0;
+}
+
+static int on_event(void *ctx, void *data, size_t len)
+{
+	struct hiccup *h = ctx;
+	struct lat_hc_event *e;
+
+	if (len < sizeof(*e))
+		return 0;
+	if (h->nevents == MAX_EVENTS) {
+		h->events_dropped++;
+		return 0;
+	}
+	if (!h->events && !(h->events = calloc(MAX_EVENTS, sizeof(*e))))
+		return -ENOMEM;
+	memcpy(&h->events[h->nevents++], data, sizeof(*e));
+	return 0;
+}
+
+static int hiccup_open(const struct lat_run *run, void **priv)
+{
+	struct hiccup *h = calloc(1, sizeof(*h));
+	struct btf *btf = btf__load_vmlinux_btf();
+	struct hiccup_bpf *skel;
+	int err, n = run->ncpus;
+
+	if (!h)
+		return -ENOMEM;
+	h->run = run;
+	h->now = calloc(n, sizeof(*h->now));
+	h->before = calloc(n, sizeof(*h->before));
+	h->pinned = calloc(n, sizeof(*h->pinned));
+	h->npinned = calloc(n, sizeof(*h->npinned));
+	skel = hiccup_bpf__open();
+	if (!h->now || !h->before || !h->pinned || !h->npinned || !skel) {
+		err = skel ? -ENOMEM : -errno;
+		goto fail;
+	}
+	h->skel = skel;
+	skel->rodata->lat_targ = run->target;
+	skel->rodata->threshold_ns = run->opts->threshold_ns;
+	bpf_map__set_max_entries(skel->maps.hc_state, n);
+	bpf_map__set_max_entries(skel->maps.hc_cpu, n);
+	/* NMIs have a tracepoint on x86 only: without it, NMI time shows up
+	 * inside the IRQ or task it interrupted. */
+	if (!has_tracepoint(btf, "nmi_handler"))
+		bpf_program__set_autoload(skel->progs.hiccup_nmi, false);
+	err = hiccup_bpf__load(skel);
+	if (err) {
+		fprintf(stderr, "hiccup: load failed: %s (needs tp_btf and task storage: "
+			"kernel >= 5.11)\n", strerror(-err));
+		goto fail;
+	}
+	btf__free(btf);
+	*priv = h;
+	return 0;
+fail:
+	btf__free(btf);
+	hiccup_bpf__destroy(h->skel);
+	free(h->now);
+	free(h->before);
+	free(h->pinned);
+	free(h->npinned);
+	free(h);
+	return err;
+}
+
+static int hiccup_attach(void *priv)
+{
+	struct hiccup *h = priv;
+	int err = hiccup_bpf__attach(h->skel);
+
+	if (err) {
+		fprintf(stderr, "hiccup: attach failed: %s\n", strerror(-err));
+		return err;
+	}
+	h->rb = ring_buffer__new(bpf_map__fd(h->skel->maps.hc_events), on_event, h, NULL);
+	if (!h->rb) {
+		err = -errno;
+		fprintf(stderr, "hiccup: ring buffer: %s\n", strerror(-err));
+	}
+	h->t0 = mono_ns();
+	return err;
+}
+
+static const char *hiccup_mode(void *priv)
+{
+	return "attached (tp_btf)";
+}
+
+static void add_pinned(struct hiccup *h, __u32 tid)
+{
+	cpu_set_t set;
+	int c, found = -1;
+
+	if (sched_getaffinity((pid_t)tid, sizeof(set), &set) || CPU_COUNT(&set) != 1)
+		return;
+	for (c = 0; c < h->run->ncpus && c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set))
+			found = c;
+	if (found >= 0 && h->npinned[found] < MAX_PINNED)
+		h->pinned[found][h->npinned[found]++] = tid;
+}
+
+/* Which target threads are pinned to one CPU, from their affinity now. */
+static void find_pinned(struct hiccup *h)
+{
+	const struct lat_target *t = &h->run->target;
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	__u32 i;
+
+	memset(h->npinned, 0, h->run->ncpus * sizeof(*h->npinned));
+	for (i = 0; i < t->n_tgids; i++) {
+		snprintf(path, sizeof(path), "/proc/%u/task", t->tgids[i]);
+		if (!(dir = opendir(path)))
+			continue;
+		while ((d = readdir(dir)))
+			if (d->d_name[0] != '.')
+				add_pinned(h, (__u32)atoi(d->d_name));
+		closedir(dir);
+	}
+	for (i = 0; i < t->n_tids; i++)
+		add_pinned(h, t->tids[i]);
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	return memcmp(&((const struct intruder *)a)->k, &((const struct intruder *)b)->k,
+		      sizeof(struct lat_hc_intruder_key));
+}
+
+static int poll_intruders(struct hiccup *h)
+{
+	int fd = bpf_map__fd(h->skel->maps.hc_intruders);
+	struct lat_hc_intruder_key key, next, *prev = NULL;
+	size_t n = 0, cap = h->n_in_now + 64;
+	struct intruder *a = malloc(cap * sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (n == cap) {
+			struct intruder *na = realloc(a, 2 * cap * sizeof(*a));
+
+			if (!na) {
+				free(a);
+				return -ENOMEM;
+			}
+			a = na;
+			cap *= 2;
+		}
+		a[n].k = key;
+		if (bpf_map_lookup_elem(fd, &key, &a[n].v) == 0)
+			n++;
+	}
+	qsort(a, n, sizeof(*a), cmp_key);
+	free(h->in_before);
+	h->in_before = h->in_now;
+	h->n_in_before = h->n_in_now;
+	h->in_now = a;
+	h->n_in_now = n;
+	return 0;
+}
+
+static int hiccup_poll(void *priv)
+{
+	struct hiccup *h = priv;
+	int fd = bpf_map__fd(h->skel->maps.hc_cpu), err;
+	struct lat_hc_cpu *tmp;
+	__u32 c;
+
+	h->iv_first = h->nevents;
+	err = ring_buffer__consume(h->rb);
+	if (err < 0)
+		return err;
+	tmp = h->before;
+	h->before = h->now;
+	h->now = tmp;
+	for (c = 0; c < (__u32)h->run->ncpus; c++)
+		if (bpf_map_lookup_elem(fd, &c, &h->now[c]))
+			return -errno;
+	h->t_last = mono_ns();
+	find_pinned(h);
+	return poll_intruders(h);
+}
+
+static void intruder_name(const struct intruder *in, char *buf, size_t len)
+{
+	if (in->k.who == LAT_HC_WHO_SOFTIRQ && in->k.id < 10)
+		snprintf(buf, len, "%s", softirq_name[in->k.id]);
+	else if (in->k.who == LAT_HC_MIGRATION)
+		snprintf(buf, len, "from CPU %u", in->k.id);
+	else
+		snprintf(buf, len, "%.16s", in->v.name);
+}
+
+static int cmp_total(const void *a, const void *b)
+{
+	const struct intruder *x = a, *y = b;
+
+	return (x->v.total_ns < y->v.total_ns) - (x->v.total_ns > y->v.total_ns);
+}
+
+/* The CPU's intruders, largest total first (this interval or the run). */
+static void report_top(struct hiccup *h, struct lat_emit *e, __u32 cpu)
+{
+	struct intruder top[64];
+	size_t i, n = 0;
+	char name[32];
+
+	for (i = 0; i < h->n_in_now && n < 64; i++) {
+		const struct intruder *in = &h->in_now[i], *b;
+
+		if (in->k.cpu != cpu)
+			continue;
+		top[n] = *in;
+		if (!e->final && !e->live) {
+			b = bsearch(in, h->in_before, h->n_in_before, sizeof(*in), cmp_key);
+			if (b) {
+				top[n].v.count -= b->v.count;
+				top[n].v.total_ns -= b->v.total_ns;
+			}
+		}
+		if (top[n].v.count)
+			n++;
+	}
+	qsort(top, n, sizeof(top[0]), cmp_total);
+	e->ops->list_begin(e, "top", "top intruders");
+	for (i = 0; i < n && i < MAX_TOP; i++) {
+		intruder_name(&top[i], name, sizeof(name));
+		e->ops->obj_begin(e, NULL, NULL);
+		e->ops->str(e, "kind", who_name[top[i].k.who < 5 ? top[i].k.who : 0]);
+		e->ops->str(e, "name", name);
+		e->ops->num(e, "pid", top[i].k.id);
+		e->ops->count(e, "count", top[i].v.count, top[i].v.count);
+		e->ops->dur(e, "total_ns", top[i].v.total_ns, top[i].v.total_ns);
+		e->ops->dur(e, "max_ns", top[i].v.max_ns, top[i].v.max_ns);
+		e->ops->obj_end(e);
+	}
+	e->ops->list_end(e);
+}
+
+static void report_cpu(struct hiccup *h, struct lat_emit *e, __u32 c)
+{
+	const struct lat_hc_cpu *now = &h->now[c], *b = &h->before[c];
+	__u64 elapsed = h->t_last - h->t0, task_iv = 0, task_run = 0, lost = 0;
+	struct lat_hist intr_iv;
+	int k;
+
+	for (k = LAT_HC_PREEMPTED; k <= LAT_HC_WAKEUP; k++) {
+		task_iv += now->stolen_ns[k] - b->stolen_ns[k];
+		task_run += now->stolen_ns[k];
+	}
+	for (k = 0; k < LAT_HC_NR_KINDS; k++)
+		lost += now->stolen_ns[k];
+	lat_hist_delta(&h->iv.task_hist, &now->task_hist, &b->task_hist);
+	lat_hist_delta(&intr_iv, &now->intr_hist, &b->intr_hist);
+	e->ops->obj_begin(e, NULL, NULL);
+	e->ops->num(e, "cpu", c);
+	e->ops->ids(e, "pinned_tids", h->pinned[c], h->npinned[c]);
+	e->ops->count(e, "count", now->task_hist.count - b->task_hist.count,
+		      now->task_hist.count);
+	e->ops->dur(e, "stolen_ns", task_iv, task_run);
+	/* share of the run's wall time lost on this CPU, all kinds */
+	e->ops->pct(e, "lost_pct", elapsed ? 100.0 * (double)lost / (double)elapsed : 0);
+	e->ops->dur(e, "max_ns", h->iv.task_hist.max, now->task_hist.max);
+	e->ops->hist(e, "hist", "hiccups (preempted, wakeup)", &h->iv.task_hist,
+		     &now->task_hist);
+	for (k = 0; k < LAT_HC_NR_KINDS; k++) {
+		char key[32];
+
+		e->ops->count(e, kind_name[k], now->count[k] - b->count[k], now->count[k]);
+		snprintf(key, sizeof(key), "%s_ns", kind_name[k]);
+		e->ops->dur(e, key, now->stolen_ns[k] - b->stolen_ns[k], now->stolen_ns[k]);
+	}
+	e->ops->hist(e, "interrupts", "interrupts (irq, softirq, nmi)", &intr_iv,
+		     &now->intr_hist);
+	if (now->events_lost)
+		e->ops->count(e, "events_lost", now->events_lost - b->events_lost,
+			      now->events_lost);
+	report_top(h, e, c);
+	e->ops->obj_end(e);
+}
+
+static void report_events(struct hiccup *h, struct lat_emit *e)
+{
+	size_t first = e->final || e->live ? 0 : h->iv_first, i;
+	char name[32];
+
+	if (e->max_items && h->nevents - first > (size_t)e->max_items)
+		first = h->nevents - (size_t)e->max_items;
+	e->ops->list_begin(e, "events", e->live ? "latest hiccups above the threshold" :
+						  "hiccups above the threshold");
+	for (i = first; i < h->nevents; i++) {
+		const struct lat_hc_event *ev = &h->events[i];
+		struct intruder in = { .k = { .who = ev->who, .id = ev->pid } };
+
+		memcpy(in.v.name, ev->name, sizeof(in.v.name));
+		intruder_name(&in, name, sizeof(name));
+		e->ops->obj_begin(e, NULL, NULL);
+		e->ops->num(e, "ts_ns", (__s64)ev->ts_ns);
+		e->ops->num(e, "cpu", ev->cpu);
+		e->ops->num(e, "tid", ev->tid);
+		e->ops->str(e, "comm", ev->comm);
+		e->ops->dur(e, "duration_ns", ev->duration_ns, ev->duration_ns);
+		e->ops->str(e, "hiccup", kind_name[ev->kind < LAT_HC_NR_KINDS ? ev->kind : 0]);
+		e->ops->str(e, "kind", who_name[ev->who < 5 ? ev->who : 0]);
+		e->ops->str(e, "name", name);
+		e->ops->num(e, "pid", ev->pid);
+		e->ops->dur(e, "intruder_ns", ev->who_ns, ev->who_ns);
+		e->ops->obj_end(e);
+	}
+	e->ops->list_end(e);
+}
+
+static void hiccup_report(void *priv, struct lat_emit *e)
+{
+	struct hiccup *h = priv;
+	__u32 c;
+	int pass;
+
+	e->ops->obj_begin(e, "hiccup", "hiccup: who had the target's CPU while it wanted it");
+	e->ops->num(e, "threshold_ns", (__s64)h->run->opts->threshold_ns);
+	e->ops->list_begin(e, "cpus", "per CPU (pinned first)");
+	/* pinned CPUs first, then every CPU the target waited on */
+	for (pass = 0; pass < 2; pass++) {
+		for (c = 0; c < (__u32)h->run->ncpus; c++) {
+			bool pinned = h->npinned[c] > 0;
+			const struct lat_hc_cpu *n = &h->now[c], *b = &h->before[c];
+			bool active = e->final || e->live ?
+				n->task_hist.count || n->intr_hist.count :
+				n->task_hist.count != b->task_hist.count ||
+					n->intr_hist.count != b->intr_hist.count;
+
+			if (pinned == (pass == 0) && (pinned || active))
+				report_cpu(h, e, c);
+		}
+	}
+	e->ops->list_end(e);
+	report_events(h, e);
+	if (h->events_dropped)
+		e->ops->count(e, "events_dropped", 0, h->events_dropped);
+	e->ops->obj_end(e);
+}
+
+static void hiccup_destroy(void *priv)
+{
+	struct hiccup *h = priv;
+
+	if (!h)
+		return;
+	ring_buffer__free(h->rb);
+	hiccup_bpf__destroy(h->skel);
+	free(h->now);
+	free(h->before);
+	free(h->in_now);
+	free(h->in_before);
+	free(h->events);
+	free(h->pinned);
+	free(h->npinned);
+	free(h);
+}
+
+const struct lat_module_ops lat_hiccup_ops = {
+	.name = "hiccup",
+	.open = hiccup_open,
+	.attach = hiccup_attach,
+	.mode = hiccup_mode,
+	.poll = hiccup_poll,
+	.report = hiccup_report,
+	.destroy = hiccup_destroy,
+};

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# hiccup ground truth: who stole the target's CPU, when, for how long.
+. "$(dirname "$0")/lib.sh"
+need_root
+[ "$(nproc)" -ge 2 ] || { echo "1..0 # SKIP needs 2 CPUs"; exit 0; }
+
+# Burner cases: the target spins on CPU 1; a SCHED_FIFO burner on CPU 1 wakes
+# every PERIOD and spins BURST. Two shapes, so a pass is no accident.
+burner_case() { # NAME PERIOD_MS BURST_MS
+	local name=$1 period=$2 burst=$3 bp bursts J c1 c0
+	start_work "$name" --cpu 1 hog --for 5s
+	start_latbpf "$name" --pid "$WORK_PID" --probes hiccup --threshold 2ms --no-tui \
+		--json "$T/$name.json"
+	kill -USR1 "$WORK_PID"
+	sleep 0.2
+	# no timeout wrapper: $! must be the burner itself (it stops after 3 s)
+	"$LATWORK" --cpu 1 --fifo --comm burner burner --period ${period}ms \
+		--burst ${burst}ms --for 3s >"$T/$name.burner" &
+	bp=$!
+	_pids+=($bp)
+	wait $bp
+	stop "$LAT_PID"
+	kill -TERM "$WORK_PID" 2>/dev/null
+	bursts=$(sed -n 's/^bursts=//p' "$T/$name.burner")
+	J=$T/$name.json
+	c1=".hiccup.cpus[] | select(.cpu == 1)"
+	c0=".hiccup.cpus[] | select(.cpu == 0)"
+	local pre p50 stolen top toppid pinned ev evok ev0 stolen0 width
+	pre=$(final "$J" "$c1 | .preempted")
+	p50=$(final "$J" "$c1 | .hist.p50")
+	stolen=$(final "$J" "$c1 | .preempted_ns")
+	top=$(final "$J" "$c1 | .top[0] | \"\(.kind) \(.name)\"")
+	toppid=$(final "$J" "$c1 | .top[0].pid")
+	pinned=$(final "$J" "$c1 | .pinned_tids | join(\",\")")
+	ev=$(final "$J" '.hiccup.events | length')
+	evok=$(final "$J" "[.hiccup.events[] | select(.cpu == 1 and .name == \"burner\" and .duration_ns >= 2000000)] | length")
+	stolen0=$(final "$J" "[$c0 | .preempted_ns + .wakeup_ns] | add // 0")
+	diag "$name: $bursts bursts of ${burst}ms | cpu1 preempted=$pre p50=$p50 stolen=$stolen top='$top' pid $toppid pinned=$pinned | events $ev ($evok from the burner) | cpu0 stolen $stolen0"
+	# the slot holding BURST ms is 2^(floor(log2(BURST ms)) - 4) ns wide
+	width=$(awk -v b=$((burst * 1000000)) 'BEGIN { printf "%d", 2 ^ (int(log(b) / log(2)) - 4) }')
+	check "$name: CPU 1 is marked pinned, with the target's thread" test "$pinned" = "$WORK_PID"
+	check "$name: preemption hiccups ($pre) >= bursts ($bursts), few others" \
+		between "$pre" "$bursts" "$((bursts * 3 / 2 + 5))"
+	check "$name: p50 $p50 within ${burst} ms +- (slot $width + 10%)" \
+		between "$p50" "$((burst * 900000 - width))" "$((burst * 1100000 + width))"
+	check "$name: stolen $stolen ns = $bursts x ${burst} ms +- 15%" \
+		between "$stolen" "$((bursts * burst * 850000))" "$((bursts * burst * 1150000))"
+	check "$name: top intruder is the burner ('$top')" test "$top" = "task burner"
+	check "$name: ... with the burner's pid ($toppid = $bp)" test "$toppid" = "$bp"
+	check "$name: --threshold 2ms: one event per burst ($evok of $ev, $bursts bursts)" \
+		between "$evok" "$((bursts - 1))" "$bursts"
+	check "$name: ... and no other event" test "$ev" = "$evok"
+	check "$name: CPU 0 shows nothing comparable ($stolen0 ns)" num_le "$stolen0" "$((stolen / 20))"
+}
+burner_case burn100x5 100 5
+burner_case burn70x8 70 8
+
+# Wakeup delay: the target sleeps 1 ms in a loop on CPU 1 beside an
+# equal-priority hog: the delay between each wakeup and the target running
+# is charged to the hog.
+start_work wake --cpu 1 --linger sleep --sleep 1ms --count 1000
+start_latbpf wake --pid "$WORK_PID" --probes hiccup --no-tui --json "$T/wake.json"
+timeout 20 "$LATWORK" --cpu 1 --comm hog hog --for 4s &
+hog=$!
+_pids+=($hog)
+sleep 0.2
+kill -USR1 "$WORK_PID"
+wait_for "$T/wake.work" '^sleeps=' 30
+stop "$LAT_PID"
+kill "$hog" "$WORK_PID" 2>/dev/null
+c1=".hiccup.cpus[] | select(.cpu == 1)"
+wk=$(final "$T/wake.json" "$c1 | .wakeup")
+hogtop=$(final "$T/wake.json" "[$c1 | .top[] | select(.kind == \"task\" and .pid != 0)][0].name")
+hogns=$(final "$T/wake.json" "[$c1 | .top[] | select(.name == \"hog\")][0].total_ns")
+diag "wakeup: $wk wakeup hiccups on CPU 1; top task intruder '$hogtop' ($hogns ns)"
+check "wakeup: one wakeup hiccup per sleep ($wk for 1000)" between "$wk" 990 1010
+check "wakeup: charged to the hog ('$hogtop')" test "$hogtop" = "hog"
+check "wakeup: the hog's share is positive ($hogns ns)" num_le 1 "$hogns"
+
+# Interrupts: the target spins on CPU 1; TCP traffic on CPU 0 in a network
+# namespace whose lo steers receive processing (RPS) to CPU 1, so NET_RX
+# softirqs run on the target's core while it is on CPU.
+NS=latbpf-hiccup-$$
+ip netns add $NS && ip netns exec $NS sh -c 'ip link set lo up && echo 2 > /sys/class/net/lo/queues/rx-0/rps_cpus'
+ok $? "netns $NS with RPS to CPU 1"
+start_work irq --cpu 1 hog --for 5s
+start_latbpf irq --pid "$WORK_PID" --probes hiccup --no-tui --json "$T/irq.json"
+kill -USR1 "$WORK_PID"
+timeout 20 ip netns exec $NS "$LATWORK" --cpu 0 tcp --for 2s >"$T/irq.tcp"
+stop "$LAT_PID"
+kill -TERM "$WORK_PID" 2>/dev/null
+ip netns del $NS
+J=$T/irq.json
+netrx=$(final "$J" "[$c1 | .top[] | select(.kind == \"softirq\" and .name == \"NET_RX\")][0].total_ns // 0")
+soft=$(final "$J" "$c1 | .softirq_ns")
+softsum=$(final "$J" "[$c1 | .top[] | select(.kind == \"softirq\") | .total_ns] | add // 0")
+pre=$(final "$J" "$c1 | .preempted_ns + .wakeup_ns")
+tasksum=$(final "$J" "[$c1 | .top[] | select(.kind == \"task\") | .total_ns] | add // 0")
+diag "irq: $(cat "$T/irq.tcp") | cpu1 softirq_ns=$soft NET_RX=$netrx (all softirq intruders $softsum) | task hiccups $pre ns, task intruders $tasksum ns"
+check "irq: NET_RX time charged on the target's core ($netrx ns)" num_le 100000 "$netrx"
+check "irq: NET_RX is the largest softirq intruder" \
+	test "$(final "$J" "[$c1 | .top[] | select(.kind == \"softirq\")][0].name")" = "NET_RX"
+check "irq: softirq time while on CPU ($soft ns) covers NET_RX's" num_le "$netrx" "$soft"
+check "irq: not also counted as task preemption (task hiccups $pre < NET_RX $netrx / 2)" \
+	num_le "$((pre * 2))" "$netrx"
+done_testing
