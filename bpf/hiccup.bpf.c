@@ -196,8 +196,9 @@ int BPF_PROG(hiccup_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
 	__u32 cpu = bpf_get_smp_processor_id(), oc;
-	bool tprev, tnext;
+	bool tprev, tnext, stale;
 	struct hc_state *s, *w;
+	struct lat_hc_cpu *c;
 	struct hc_task *t;
 	__u64 now = 0, from, d;
 
@@ -211,8 +212,25 @@ int BPF_PROG(hiccup_switch, bool preempt, struct task_struct *prev,
 		return 0;
 	now = bpf_ktime_get_ns();
 
+	/*
+	 * A target leaving the CPU was running, so a wait recorded for it is
+	 * stale: the kernel did not trace its switch-in (seen on 6.18, see
+	 * sched.bpf.c). Close that wait, and do not charge the thread as an
+	 * intruder of its own wait.
+	 */
+	t = tprev ? bpf_task_storage_get(&hc_task, prev, NULL,
+					 BPF_LOCAL_STORAGE_GET_F_CREATE) : NULL;
+	stale = t && t->kind;
+	if (stale) {
+		wait_end(t->cpu);
+		t->kind = 0;
+		c = bpf_map_lookup_elem(&hc_cpu, &cpu);
+		if (c)
+			c->unseen++;
+	}
+
 	/* prev ran inside the window: its share, less interrupt time */
-	if (s->nwait) {
+	if (s->nwait && !stale) {
 		from = s->cur_start > s->wait_since ? s->cur_start : s->wait_since;
 		d = now - from;
 		d = d > s->irq_in_window ? d - s->irq_in_window : 0;
@@ -223,18 +241,8 @@ int BPF_PROG(hiccup_switch, bool preempt, struct task_struct *prev,
 	s->cur_start = now;
 	s->irq_in_window = 0;
 
-	if (tprev) {
-		t = bpf_task_storage_get(&hc_task, prev, NULL,
-					 BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (t) {
-			if (preempt || lat_task_state(prev) == 0)
-				wait_begin(t, LAT_HC_PREEMPTED, cpu, now);
-			else if (t->kind) {
-				wait_end(t->cpu);
-				t->kind = 0;
-			}
-		}
-	}
+	if (t && (preempt || lat_task_state(prev) == 0))
+		wait_begin(t, LAT_HC_PREEMPTED, cpu, now);
 	if (!tnext)
 		return 0;
 	t = bpf_task_storage_get(&hc_task, next, NULL, 0);

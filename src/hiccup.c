@@ -14,7 +14,7 @@
 #include "hiccup.skel.h"
 
 #define MAX_EVENTS 100000	/* kept for the final report */
-#define MAX_TOP 5		/* intruders shown per CPU */
+#define MAX_TOP 20		/* intruders per CPU in JSON; 5 on a screen */
 #define MAX_PINNED 16
 
 struct intruder {
@@ -290,7 +290,7 @@ static void report_top(struct hiccup *h, struct lat_emit *e, __u32 cpu)
 	}
 	qsort(top, n, sizeof(top[0]), cmp_total);
 	e->ops->list_begin(e, "top", "top intruders");
-	for (i = 0; i < n && i < MAX_TOP; i++) {
+	for (i = 0; i < n && i < (e->max_items ? 5 : MAX_TOP); i++) {
 		intruder_name(&top[i], name, sizeof(name));
 		e->ops->obj_begin(e, NULL, NULL);
 		e->ops->str(e, "kind", who_name[top[i].k.who < 5 ? top[i].k.who : 0]);
@@ -342,6 +342,8 @@ static void report_cpu(struct hiccup *h, struct lat_emit *e, __u32 c)
 	if (now->events_lost)
 		e->ops->count(e, "events_lost", now->events_lost - b->events_lost,
 			      now->events_lost);
+	if (now->unseen)
+		e->ops->count(e, "unseen", now->unseen - b->unseen, now->unseen);
 	report_top(h, e, c);
 	e->ops->obj_end(e);
 }

@@ -28,6 +28,7 @@ struct text_emit {
 	bool item[MAX_DEPTH];	/* object at this depth is a list item */
 	bool in_list[MAX_DEPTH];
 	char label[256];	/* the current item's line, not yet printed */
+	bool barred;		/* LIVE: this panel's headline histogram has bars */
 };
 
 static struct text_emit *T(struct lat_emit *e)
@@ -80,8 +81,10 @@ static void obj_begin(struct lat_emit *e, const char *key, const char *title)
 
 	flush_label(t);
 	if (!item) {
-		if (t->depth == 0)
+		if (t->depth == 0) {
 			fprintf(t->f, "%s\n", title ? title : key);
+			t->barred = false;
+		}
 		else if (title)
 			fprintf(t->f, "%*s%s\n", indent(t), "", title);
 	}
@@ -180,6 +183,19 @@ static void bars(struct text_emit *t, const struct lat_hist *iv,
 	}
 	if (lo < 0)
 		return;
+	/* on a screen, at most 10 rows: the lowest ones merged into the first */
+	if (iv && hi - lo > 9) {
+		for (r = lo; r < hi - 9; r++) {
+			ri[hi - 9] += ri[r];
+			rr[hi - 9] += rr[r];
+		}
+		pi = pr = 0;
+		for (r = hi - 9; r <= hi; r++) {
+			pi = ri[r] > pi ? ri[r] : pi;
+			pr = rr[r] > pr ? rr[r] : pr;
+		}
+		lo = -(hi - 9);	/* negative: first row starts at 0 */
+	}
 	/* label 22 columns, then one or two "count bar" columns */
 	w = (t->width - 24) / (iv ? 2 : 1) - 11;
 	if (w < 4)
@@ -189,11 +205,11 @@ static void bars(struct text_emit *t, const struct lat_hist *iv,
 	if (iv)
 		fprintf(t->f, "    %-18s  %-*s  %s\n", "range", w + 10, "last interval",
 			"whole run");
-	for (r = lo; r <= hi; r++) {
+	for (r = lo < 0 ? -lo : lo; r <= hi; r++) {
 		if (r == NROWS - 1) {
 			snprintf(lbl, sizeof(lbl), "overflow");
 		} else {
-			lat_fmt_ns(a, sizeof(a), r ? 1ULL << r : 0);
+			lat_fmt_ns(a, sizeof(a), r && !(lo < 0 && r == -lo) ? 1ULL << r : 0);
 			lat_fmt_ns(b, sizeof(b), 1ULL << (r + 1));
 			snprintf(lbl, sizeof(lbl), "[%s, %s)", a, b);
 		}
@@ -241,7 +257,11 @@ static void hist(struct lat_emit *e, const char *key, const char *title,
 	if (style(t) == LIVE) {
 		pct_row(t->f, "interval", iv);
 		pct_row(t->f, "whole run", run);
-		bars(t, iv, run);
+		/* a screen has room for the bars of one histogram per panel */
+		if (!t->barred && run->count) {
+			bars(t, iv, run);
+			t->barred = true;
+		}
 	} else {
 		char mn[16], mean[16];
 

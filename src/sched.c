@@ -196,8 +196,10 @@ static void report_threads(struct sched *s, struct lat_emit *e)
 	size_t i;
 	int k;
 
+	int shown = 0;
+
 	e->ops->list_begin(e, "threads", "per thread");
-	for (i = 0; i < s->n_now; i++) {
+	for (i = 0; i < s->n_now && !(e->max_items && shown >= e->max_items); i++) {
 		t = &s->th_now[i];
 		b = bsearch(t, s->th_before, s->n_before, sizeof(*t), cmp_tid);
 		if (!b)
@@ -206,6 +208,7 @@ static void report_threads(struct sched *s, struct lat_emit *e)
 			lat_hist_delta(&iv[k], &t->h[k], &b->h[k]);
 		if (!e->final && !iv[0].count && !iv[1].count && !iv[2].count)
 			continue;
+		shown++;
 		e->ops->obj_begin(e, NULL, NULL);
 		e->ops->num(e, "tid", t->tid);
 		e->ops->num(e, "pid", t->tgid);

@@ -9,19 +9,24 @@
  *  - hog: a thread sharing the worker's CPU that computes in bursts
  *    (30 ms every 250 ms): the worker waits on the run queue;
  *  - flusher: writes and fsyncs a small file every 100 ms: blocked (D) time;
- *  - ticker: sleeps 10 ms in a loop: interruptible (S) time.
+ *  - ticker: sleeps 10 ms in a loop: interruptible (S) time;
+ *  - intruder: a separate process (so not a target) on the worker's CPU,
+ *    SCHED_FIFO when allowed, computing 5 ms every 300 ms: the hiccup
+ *    table names it as the thief of the worker's core.
  *
  *   demo [--seconds N]   (default 20; stops by itself)
  * At the end it prints its own view: requests served and response-time
  * percentiles, for comparison with what latbpf saw from outside.
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -122,6 +127,22 @@ static void *ticker(void *arg)
 	return arg;
 }
 
+static void intruder(void)
+{
+	struct sched_param sp = { .sched_priority = 10 };
+	long long t;
+
+	prctl(PR_SET_NAME, "demo-intruder");
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	pin(worker_cpu);
+	sched_setscheduler(0, SCHED_FIFO, &sp);	/* best effort: root only */
+	for (t = now_ns() + 300000000LL; t < end_ns; t += 300000000LL) {
+		sleep_until(t);
+		spin(5000000LL);
+	}
+	_exit(0);
+}
+
 static int cmp(const void *a, const void *b)
 {
 	long long x = *(const long long *)a, y = *(const long long *)b;
@@ -134,6 +155,7 @@ int main(int argc, char **argv)
 	void *(*fn[])(void *) = { worker, hog, flusher, ticker };
 	pthread_t th[4];
 	double secs = 20;
+	pid_t child;
 	int i;
 
 	if (argc == 3 && !strcmp(argv[1], "--seconds"))
@@ -146,10 +168,15 @@ int main(int argc, char **argv)
 		secs = 20;
 	worker_cpu = (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
 	end_ns = now_ns() + (long long)(secs * 1e9);
+	child = fork();
+	if (child == 0)
+		intruder();
 	for (i = 0; i < 4; i++)
 		pthread_create(&th[i], NULL, fn[i], NULL);
 	for (i = 0; i < 4; i++)
 		pthread_join(th[i], NULL);
+	if (child > 0)
+		waitpid(child, NULL, 0);
 	qsort(resp, (size_t)nresp, sizeof(resp[0]), cmp);
 	if (nresp)
 		fprintf(stderr, "demo: %d requests on CPU %d; response from due time: "

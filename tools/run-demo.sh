@@ -11,4 +11,4 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 mountpoint -q /sys/kernel/tracing 2>/dev/null ||
 	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
-exec "$O/latbpf" --per-thread -- "$O/tools/demo" --seconds "$SECONDS_"
+exec "$O/latbpf" -- "$O/tools/demo" --seconds "$SECONDS_"

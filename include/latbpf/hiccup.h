@@ -30,7 +30,7 @@ struct lat_hc_cpu {
 	__u64 count[LAT_HC_NR_KINDS];
 	__u64 stolen_ns[LAT_HC_NR_KINDS];
 	__u64 events_lost;	/* ring buffer full */
-	__u64 _pad;
+	__u64 unseen;		/* waits whose end the kernel never traced */
 	struct lat_hist task_hist;	/* PREEMPTED and WAKEUP intervals */
 	struct lat_hist intr_hist;	/* IRQ, SOFTIRQ and NMI intervals */
 };
