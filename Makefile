@@ -34,11 +34,14 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
 OBJS := $(SRCS:src/%.c=$(O)/src/%.o)
 SKELS := $(FAMILIES:%=$(O)/%.skel.h)
+# BPF objects that are not families: tools with their own skeleton
+TOOL_SKELS := floor
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(O)/tests/%.t,$(wildcard tests/unit/*.c))
 TOOLS := $(patsubst tools/%.c,$(O)/tools/%,$(wildcard tools/*.c))
 
 .DELETE_ON_ERROR:
-.SECONDARY: $(FAMILIES:%=$(O)/bpf/%.bpf.o) $(FAMILIES:%=$(O)/bpf/%.tmp.bpf.o)
+.SECONDARY: $(patsubst %,$(O)/bpf/%.bpf.o,$(FAMILIES) $(TOOL_SKELS)) \
+	$(patsubst %,$(O)/bpf/%.tmp.bpf.o,$(FAMILIES) $(TOOL_SKELS))
 .PHONY: all run test unit install vmlinux overhead clean deps
 
 all: $(O)/latbpf $(TOOLS) $(UNIT_TESTS)
@@ -80,6 +83,10 @@ $(O)/tests/%.t: tests/unit/%.c $(OBJS) | $(O)/tests
 $(O)/tools/%: tools/%.c | $(O)/tools
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(LAT_CFLAGS) $< -o $@ -lpthread -lm
+
+$(O)/tools/floor: tools/floor.c $(O)/floor.skel.h | $(O)/tools
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(LAT_CFLAGS) $< -o $@ $(LDLIBS)
 
 $(O) $(O)/bpf $(O)/src $(O)/tests $(O)/tools:
 	$(Q)mkdir -p $@

@@ -20,6 +20,14 @@ static __always_inline __u32 lat_task_state(struct task_struct *t)
 	return BPF_CORE_READ((struct task_struct___o *)t, state);
 }
 
+/* The same through a BTF pointer (tp_btf): a plain load, no helper call. */
+static __always_inline __u32 lat_task_state_btf(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->__state))
+		return t->__state;
+	return ((struct task_struct___o *)t)->state;
+}
+
 /*
  * The CPU a task is on (or queued on): thread_info::cpu with
  * CONFIG_THREAD_INFO_IN_TASK (x86, arm64 since 5.16, commit bcf9033e5449

@@ -207,7 +207,8 @@ int BPF_PROG(hiccup_switch, bool preempt, struct task_struct *prev,
 		return 0;
 	tprev = prev->pid && lat_is_target(prev->tgid, prev->pid);
 	tnext = next->pid && lat_is_target(next->tgid, next->pid);
-	s->cur_target = tnext;
+	if (s->cur_target != tnext)	/* no store on the common path */
+		s->cur_target = tnext;
 	if (!s->nwait && !tprev && !tnext)
 		return 0;
 	now = bpf_ktime_get_ns();
@@ -241,7 +242,7 @@ int BPF_PROG(hiccup_switch, bool preempt, struct task_struct *prev,
 	s->cur_start = now;
 	s->irq_in_window = 0;
 
-	if (t && (preempt || lat_task_state(prev) == 0))
+	if (t && (preempt || lat_task_state_btf(prev) == 0))
 		wait_begin(t, LAT_HC_PREEMPTED, cpu, now);
 	if (!tnext)
 		return 0;

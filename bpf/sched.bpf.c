@@ -178,7 +178,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 			return 0;
 		/* The kernel's own rule: preempted, or never left TASK_RUNNING
 		 * (including a sleep undone by a pending signal), stays queued. */
-		state = lat_task_state(prev);
+		state = btf ? lat_task_state_btf(prev) : lat_task_state(prev);
 		/* Still "away" while running: the kernel emitted neither the
 		 * wakeup nor the switch-in of its last sleep (seen on 6.18 for
 		 * about 1 in 1600 timer sleeps, by bpftrace too). */
