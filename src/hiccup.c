@@ -105,13 +105,14 @@ static int hiccup_open(const struct lat_run *run, void **priv)
 	 * inside the IRQ or task it interrupted. */
 	if (!has_tracepoint(btf, "nmi_handler"))
 		bpf_program__set_autoload(skel->progs.hiccup_nmi, false);
+	btf__free(btf);	/* before load parses its own copy: peak RSS */
+	btf = NULL;
 	err = hiccup_bpf__load(skel);
 	if (err) {
 		fprintf(stderr, "hiccup: load failed: %s (needs tp_btf and task storage: "
 			"kernel >= 5.11)\n", strerror(-err));
 		goto fail;
 	}
-	btf__free(btf);
 	*priv = h;
 	return 0;
 fail:

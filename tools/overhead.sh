@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# `sudo make overhead`: what latbpf costs the workloads it watches, against
+# the floor (empty programs on the same tracepoints) and libbpf-tools'
+# runqlat / biolatency, measured in the same run.
+#
+# Every (workload, configuration) gets PAIRS interleaved pairs: the workload
+# alone, then with the tracer attached; the slowdown of a pair is relative to
+# its own baseline (shared, noisy machines drift between minutes, not within
+# a pair). Reported: median slowdown with min-max. Then one more run with
+# kernel.bpf_stats_enabled=1 gives each program's ns/event (the stats add
+# their own cost, so they are kept out of the slowdown runs).
+#
+#   tools/overhead.sh [BUILD_DIR]       PAIRS=5 (default)  QUICK=1: 2 pairs
+# Writes BUILD_DIR/overhead.json and prints a table and the budget verdicts.
+set -u
+O=${1:-build}
+B=$(cd "$O" && pwd)
+export PATH="$PATH:/usr/sbin:/sbin"
+PAIRS=${PAIRS:-5}
+[ "${QUICK:-0}" = 1 ] && PAIRS=2
+[ "$(id -u)" -eq 0 ] || { echo "overhead: needs root (sudo make overhead)" >&2; exit 3; }
+for c in perf hackbench fio runqlat biolatency bpftool jq taskset; do
+	command -v $c >/dev/null || { echo "overhead: $c missing (tools/install-deps.sh)" >&2; exit 3; }
+done
+W=$(mktemp -d /tmp/latbpf-overhead.XXXXXX)
+RES=$W/results.tsv
+: >"$RES"
+IDLE_PID=
+TRACER=
+cleanup() {
+	[ -n "$TRACER" ] && kill -INT "$TRACER" 2>/dev/null
+	[ -n "$IDLE_PID" ] && kill "$IDLE_PID" 2>/dev/null
+	sysctl -qw kernel.bpf_stats_enabled=0
+	wait 2>/dev/null
+	rm -rf "$W"
+}
+trap cleanup EXIT
+sleep 3600 &
+IDLE_PID=$!
+CPU=$(($(nproc) - 1))
+FIOFILE=/var/tmp/latbpf-overhead.fio
+fio --name=prep --filename=$FIOFILE --size=128M --rw=write --bs=1M --direct=1 \
+	--output=/dev/null >/dev/null 2>&1
+
+# workload NAME: prints its cost per operation in us (lower is better)
+workload() {
+	case $1 in
+	pipe-pinned) timeout 60 taskset -c $CPU perf bench sched pipe -l 100000 2>&1 |
+		awk '/usecs\/op/ { print $1 }' ;;
+	pipe) timeout 60 perf bench sched pipe -l 100000 2>&1 | awk '/usecs\/op/ { print $1 }' ;;
+	hackbench) timeout 60 hackbench -s 64 -g 4 -f 10 -l 400 2>&1 |
+		awk '/^Time:/ { print $2 * 1e6 / (4 * 10 * 400 * 10) }' ;;
+	fio) timeout 60 fio --name=r --filename=$FIOFILE --size=128M --rw=randread --bs=4k \
+		--direct=1 --iodepth=1 --ioengine=psync --runtime=2 --time_based \
+		--output-format=json 2>/dev/null | jq '1e6 / .jobs[0].read.iops' ;;
+	esac
+}
+workload_cmd() {
+	case $1 in
+	pipe-pinned) echo "taskset -c $CPU perf bench sched pipe -l 100000" ;;
+	pipe) echo "perf bench sched pipe -l 100000" ;;
+	hackbench) echo "hackbench -s 64 -g 4 -f 10 -l 400" ;;
+	fio) echo "fio 4k randread O_DIRECT iodepth 1, 2 s" ;;
+	esac
+}
+
+# attach CONFIG WORKLOAD: starts the tracer in the background, returns once
+# it is attached; sets TRACER and ATTACH_MS
+attach() {
+	local log=$W/tracer.err t0 i
+	: >"$log"
+	PROGS_BEFORE=$(bpftool prog show -j 2>/dev/null | jq -c '[.[].id]')
+	t0=$(date +%s%N)
+	case $1 in
+	floor) "$B/tools/floor" 2>"$log" & ;;
+	runqlat) stdbuf -oL runqlat >"$log" 2>&1 & ;;
+	biolatency) stdbuf -oL biolatency >"$log" 2>&1 & ;;
+	sched) "$B/latbpf" --probes sched --no-tui >/dev/null 2>"$log" & ;;
+	sched+hiccup) "$B/latbpf" --probes sched,hiccup --no-tui >/dev/null 2>"$log" & ;;
+	all) "$B/latbpf" --no-tui >/dev/null 2>"$log" & ;;
+	pid-idle) "$B/latbpf" --pid "$IDLE_PID" --no-tui >/dev/null 2>"$log" & ;;
+	esac
+	TRACER=$!
+	for ((i = 0; i < 2000; i++)); do
+		grep -qE '^latbpf: attached|^floor: attached|Tracing|Hit Ctrl-C' "$log" && break
+		sleep 0.005
+	done
+	ATTACH_MS=$((($(date +%s%N) - t0) / 1000000))
+}
+detach() {
+	kill -INT "$TRACER" 2>/dev/null
+	wait "$TRACER" 2>/dev/null
+	TRACER=
+}
+
+# measure WORKLOAD CONFIG: PAIRS pairs, then one bpf_stats run
+measure() {
+	local wl=$1 cfg=$2 k base with ratios="" ns="" cpu="" rss="" ticks el
+	for ((k = 0; k < PAIRS; k++)); do
+		base=$(workload "$wl")
+		if [ "$cfg" = pid-workload ]; then
+			# latbpf starts the workload itself, traced from its first instruction
+			with=$("$B/latbpf" --no-tui -- $(workload_cmd "$wl") 2>/dev/null |
+				awk '/usecs\/op/ { print $1 }')
+		else
+			attach "$cfg"
+			el=$(date +%s%N)
+			# CPU time in ns (schedstat): ticks are too coarse for < 1%
+			ticks=$(awk '{ print $1 }' "/proc/$TRACER/schedstat" 2>/dev/null)
+			with=$(workload "$wl")
+			if [ "$cfg" = all ] && [ -r "/proc/$TRACER/stat" ]; then
+				# the loader's CPU time since it attached, per second
+				sleep 2	# at least two polls of the default 1 s interval
+				ticks=$(($(awk '{ print $1 }' "/proc/$TRACER/schedstat") - ticks))
+				el=$((($(date +%s%N) - el) / 1000000))
+				cpu="$cpu $(awk -v ns="$ticks" -v ms="$el" \
+					'BEGIN { printf "%.3f", 100 * ns / 1e6 / (ms + 1) }')"
+				rss="$rss $(awk '/^VmHWM/ { print $2 }' "/proc/$TRACER/status")"
+			fi
+			detach
+		fi
+		ratios="$ratios $(awk -v a="$base" -v b="$with" 'BEGIN { if (a > 0 && b > 0) printf "%.4f", b / a - 1; else print "nan" }')"
+	done
+	# per-program cost, kernel accounting
+	if [ "$cfg" != pid-workload ]; then
+		sysctl -qw kernel.bpf_stats_enabled=1
+		attach "$cfg"
+		workload "$wl" >/dev/null
+		# the tracer's programs: the ones that appeared when it attached
+		ns=$(bpftool prog show -j 2>/dev/null | jq -r --argjson before "$PROGS_BEFORE" \
+			'[.[] | select((.id as $i | $before | index($i) | not) and (.run_cnt // 0) > 1000) |
+			  "\(.name)=\(.run_time_ns / .run_cnt | floor)"] | join(" ")')
+		detach
+		sysctl -qw kernel.bpf_stats_enabled=0
+	fi
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$wl" "$cfg" "$ratios" "$ns" "$ATTACH_MS" "$cpu" "$rss" >>"$RES"
+	printf '  %-12s %-13s %s\n' "$wl" "$cfg" \
+		"$(awk -v r="$ratios" 'BEGIN { n = split(r, a, " "); for (i = 1; i <= n; i++) printf "%+.1f%% ", a[i] * 100 }')"
+}
+
+echo "latbpf overhead: $PAIRS pairs each, $(nproc) CPUs, $(uname -r), $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
+for cfg in floor runqlat sched sched+hiccup all pid-workload pid-idle; do measure pipe-pinned $cfg; done
+for cfg in floor runqlat all pid-idle; do measure pipe $cfg; done
+for cfg in floor runqlat all; do measure hackbench $cfg; done
+for cfg in biolatency all; do measure fio $cfg; done
+
+# table and JSON
+jq -R -s --arg kernel "$(uname -r)" --arg cpus "$(nproc)" --arg pairs "$PAIRS" \
+	--arg cpu_model "$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)" '
+	def med: sort | if length == 0 then null else .[(length - 1) / 2 | floor] end;
+	def nums: split(" ") | map(select(length > 0) | tonumber? // empty);
+	{host: {kernel: $kernel, cpus: ($cpus | tonumber), cpu_model: $cpu_model}, pairs: ($pairs | tonumber),
+	 results: [split("\n")[] | select(length > 0) | split("\t") |
+		{workload: .[0], config: .[1],
+		 slowdown_pct: ((.[2] | nums | map(. * 100)) | {median: med, min: min, max: max}),
+		 ns_per_event: (.[3] | split(" ") | map(select(length > 0) | split("=") | {(.[0]): (.[1] | tonumber)}) | add // {}),
+		 attach_ms: (.[4] | tonumber? // null),
+		 loader_cpu_pct: (.[5] | nums | med), loader_peak_rss_kib: (.[6] | nums | max)}]}' \
+	"$RES" >"$B/overhead.json"
+
+echo
+printf '%-12s %-13s %10s %18s  %s\n' workload config slowdown "(min..max)" "ns/event (kernel bpf_stats)"
+jq -r '.results[] | [.workload, .config, (.slowdown_pct.median | tostring), "\(.slowdown_pct.min)..\(.slowdown_pct.max)",
+	(.ns_per_event | to_entries | map("\(.key)=\(.value)") | join(" "))] | @tsv' "$B/overhead.json" |
+	awk -F'\t' '{ split($4, m, /\.\./); printf "%-12s %-13s %+9.1f%% %8.1f..%-8.1f  %s\n", $1, $2, $3, m[1], m[2], $5 }'
+J=$B/overhead.json
+get() { jq -r "$1" "$J"; }
+echo
+echo "loader (all families, system-wide): $(get '.results[] | select(.workload == "pipe-pinned" and .config == "all") | "\(.loader_cpu_pct)% of a CPU, peak RSS \(.loader_peak_rss_kib) KiB, attached in \(.attach_ms) ms"')"
+echo "runqlat attached in $(get '.results[] | select(.workload == "pipe-pinned" and .config == "runqlat") | .attach_ms') ms"
+echo
+verdict() { # DESCRIPTION CONDITION(awk on the numbers); a missing number misses
+	if [[ "$2" != *null* && "$2" != *nan* ]] && awk "BEGIN { exit !($2) }" 2>/dev/null; then echo "  met:    $1"; else echo "  MISSED: $1"; fi
+}
+pp() { get ".results[] | select(.workload == \"pipe-pinned\" and .config == \"$1\") | .slowdown_pct.median"; }
+fl=$(pp floor) sh=$(pp sched+hiccup) rq=$(pp runqlat) idle=$(pp pid-idle)
+sw=$(get '.results[] | select(.workload == "pipe-pinned" and .config == "sched") | .ns_per_event.sched_switch')
+fsw=$(get '.results[] | select(.workload == "pipe-pinned" and .config == "floor") | .ns_per_event.floor_switch')
+fa=$(get '.results[] | select(.workload == "fio" and .config == "all") | .slowdown_pct.median')
+fb=$(get '.results[] | select(.workload == "fio" and .config == "biolatency") | .slowdown_pct.median')
+l=$(get '.results[] | select(.workload == "pipe-pinned" and .config == "all")')
+r1() { awk -v x="$1" 'BEGIN { printf "%.1f", x }'; }
+fl=$(r1 "$fl") sh=$(r1 "$sh") rq=$(r1 "$rq") idle=$(r1 "$idle") fa=$(r1 "$fa") fb=$(r1 "$fb")
+echo "budget (pipe-pinned unless said):"
+verdict "sched+hiccup system-wide $sh% <= 12% and <= 2 x floor ($fl%) [runqlat: $rq%]" "$sh <= 12 && $sh <= 2 * $fl"
+verdict "sched_switch $sw ns/event <= 150 (<= 3 x empty program's $fsw)" "$sw <= 150 && $sw <= 3 * $fsw"
+verdict "--pid of an idle process $idle% within 2 points of the floor ($fl%)" "$idle - $fl <= 2"
+verdict "fio, all families $fa% <= biolatency's $fb% (no block family yet)" "$fa <= $fb"
+verdict "loader <= 1% of a CPU ($(jq -r .loader_cpu_pct <<<"$l")%)" "$(jq -r .loader_cpu_pct <<<"$l") <= 1"
+verdict "loader peak RSS <= 20 MiB ($(jq -r .loader_peak_rss_kib <<<"$l") KiB)" "$(jq -r .loader_peak_rss_kib <<<"$l") <= 20480"
+verdict "attached <= 300 ms ($(jq -r .attach_ms <<<"$l") ms)" "$(jq -r .attach_ms <<<"$l") <= 300"
+echo "results: $J"
