@@ -6,8 +6,11 @@ PREFIX ?= /usr/local
 VERSION := 0.1.0
 COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 
-# A new probe family is one bpf/X.bpf.c, one src/X.c and one word here.
+# A new probe family is one bpf/X.bpf.c, one src/X.c and one word in both
+# lists; a family riding on the scheduler tracepoints (hiccup) is a
+# bpf/X.bpf.h that bpf/sched.bpf.c includes, and a word in FAMILIES only.
 FAMILIES := sched hiccup
+BPF_OBJS := sched
 
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
 	-e 's/ppc64le/powerpc/' -e 's/riscv64/riscv/' -e 's/s390x/s390/')
@@ -33,15 +36,15 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 
 SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
 OBJS := $(SRCS:src/%.c=$(O)/src/%.o)
-SKELS := $(FAMILIES:%=$(O)/%.skel.h)
+SKELS := $(BPF_OBJS:%=$(O)/%.skel.h)
 # BPF objects that are not families: tools with their own skeleton
 TOOL_SKELS := floor
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(O)/tests/%.t,$(wildcard tests/unit/*.c))
 TOOLS := $(patsubst tools/%.c,$(O)/tools/%,$(wildcard tools/*.c))
 
 .DELETE_ON_ERROR:
-.SECONDARY: $(patsubst %,$(O)/bpf/%.bpf.o,$(FAMILIES) $(TOOL_SKELS)) \
-	$(patsubst %,$(O)/bpf/%.tmp.bpf.o,$(FAMILIES) $(TOOL_SKELS))
+.SECONDARY: $(patsubst %,$(O)/bpf/%.bpf.o,$(BPF_OBJS) $(TOOL_SKELS)) \
+	$(patsubst %,$(O)/bpf/%.tmp.bpf.o,$(BPF_OBJS) $(TOOL_SKELS))
 .PHONY: all run test unit install vmlinux overhead clean deps
 
 all: $(O)/latbpf $(TOOLS) $(UNIT_TESTS)

@@ -13,6 +13,12 @@
  * The handlers are written once; tp_btf entry points (BTF pointers: direct
  * loads, task storage) are preferred, raw_tp twins (CO-RE reads, an LRU hash
  * keyed by tid) serve kernels without task storage for tracing programs.
+ *
+ * This object holds the one program per scheduler tracepoint for every
+ * family that needs these events (sched, hiccup: bpf/hiccup.bpf.h), each
+ * enabled by its own .rodata flag: a second program on the same tracepoint
+ * would cost a second dispatch and a second clock read on every context
+ * switch of the machine.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -22,9 +28,12 @@
 #include "hist.bpf.h"
 #include "target.bpf.h"
 #include "compat.bpf.h"
+#include "clock.bpf.h"
+#include "hiccup.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
+const volatile bool en_sched = false;
 const volatile bool per_thread = false;
 
 enum { ST_ONCPU, ST_RUNQ, ST_SLEEP, ST_BLOCKED };
@@ -59,6 +68,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);	/* 16 KB values: allocate as used */
 	__uint(max_entries, LAT_SCHED_MAX_THREADS);
 	__type(key, __u32);
 	__type(value, struct lat_sched_thread);
@@ -138,7 +148,7 @@ static __always_inline void record(struct task_struct *t, __u32 tid, __u32 tgid,
 		lat_hist_record(&th->h[which], d);
 }
 
-static __always_inline int on_wakeup(struct task_struct *p, bool btf)
+static __always_inline int on_wakeup(struct task_struct *p, bool btf, __u64 *clock)
 {
 	__u32 tid = TREAD(btf, p, pid), tgid = TREAD(btf, p, tgid);
 	struct task_st *st;
@@ -149,7 +159,7 @@ static __always_inline int on_wakeup(struct task_struct *p, bool btf)
 	st = st_get(p, tid, btf);
 	if (!st)
 		return 0;
-	now = bpf_ktime_get_ns();
+	now = lat_clock(clock);
 	if (st->kind == ST_SLEEP || st->kind == ST_BLOCKED)
 		record(p, tid, tgid,
 		       st->kind == ST_SLEEP ? LAT_SCHED_SLEEP : LAT_SCHED_BLOCKED,
@@ -162,7 +172,7 @@ static __always_inline int on_wakeup(struct task_struct *p, bool btf)
 }
 
 static __always_inline int on_switch(bool preempt, struct task_struct *prev,
-				     struct task_struct *next, bool btf)
+				     struct task_struct *next, bool btf, __u64 *clock)
 {
 	__u32 tid = TREAD(btf, prev, pid), tgid = TREAD(btf, prev, tgid);
 	struct lat_sched_thread *th;
@@ -172,7 +182,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 	__u32 state;
 
 	if (lat_is_target(tgid, tid) && tid != 0 && (st = st_get(prev, tid, btf))) {
-		now = bpf_ktime_get_ns();
+		now = lat_clock(clock);
 		cpu = cpu_get();
 		if (!cpu)
 			return 0;
@@ -211,7 +221,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 	if (!st)
 		return 0;
 	if (st->kind != ST_ONCPU && !now)
-		now = bpf_ktime_get_ns();
+		now = lat_clock(clock);
 	if (st->kind == ST_RUNQ) {
 		record(next, tid, tgid, LAT_SCHED_RUNQ, now - st->ts);
 	} else if (st->kind != ST_ONCPU) {
@@ -229,37 +239,62 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(sched_wakeup, struct task_struct *p)
 {
-	return on_wakeup(p, true);
+	__u64 clock = 0;
+
+	if (en_sched)
+		on_wakeup(p, true, &clock);
+	if (en_hiccup)
+		hiccup_on_wakeup(p, &clock);
+	return 0;
 }
 
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(sched_wakeup_new, struct task_struct *p)
 {
-	return on_wakeup(p, true);
+	__u64 clock = 0;
+
+	if (en_sched)
+		on_wakeup(p, true, &clock);
+	if (en_hiccup)
+		hiccup_on_wakeup(p, &clock);
+	return 0;
 }
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
-	return on_switch(preempt, prev, next, true);
+	__u64 clock = 0;
+
+	if (en_sched)
+		on_switch(preempt, prev, next, true, &clock);
+	if (en_hiccup)
+		hiccup_on_switch(preempt, prev, next, &clock);
+	return 0;
 }
 
+/* The raw_tp twins serve the sched family only: hiccup needs BTF pointers. */
 SEC("raw_tp/sched_wakeup")
 int BPF_PROG(sched_wakeup_raw, struct task_struct *p)
 {
-	return on_wakeup(p, false);
+	__u64 clock = 0;
+
+	return on_wakeup(p, false, &clock);
 }
 
 SEC("raw_tp/sched_wakeup_new")
 int BPF_PROG(sched_wakeup_new_raw, struct task_struct *p)
 {
-	return on_wakeup(p, false);
+	__u64 clock = 0;
+
+	return on_wakeup(p, false, &clock);
 }
 
 SEC("raw_tp/sched_switch")
 int BPF_PROG(sched_switch_raw, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
-	return on_switch(preempt, prev, next, false);
+	__u64 clock = 0;
+
+	return on_switch(preempt, prev, next, false, &clock);
 }

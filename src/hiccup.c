@@ -11,7 +11,8 @@
 #include <bpf/libbpf.h>
 #include "lat.h"
 #include "latbpf/hiccup.h"
-#include "hiccup.skel.h"
+#include "schedcore.h"
+#include "sched.skel.h"
 
 #define MAX_EVENTS 100000	/* kept for the final report */
 #define MAX_TOP 20		/* intruders per CPU in JSON; 5 on a screen */
@@ -23,7 +24,7 @@ struct intruder {
 };
 
 struct hiccup {
-	struct hiccup_bpf *skel;
+	struct sched_bpf *skel;	/* the shared scheduler object */
 	const struct lat_run *run;
 	struct ring_buffer *rb;
 	struct lat_hc_cpu *now, *before, iv;	/* per CPU, cumulative */
@@ -35,6 +36,7 @@ struct hiccup {
 	__u32 (*pinned)[MAX_PINNED];	/* per CPU: target tids pinned there */
 	int *npinned;
 	__u64 t0, t_last;
+	bool has_nmi;
 };
 
 static const char *const kind_name[LAT_HC_NR_KINDS] = {
@@ -77,12 +79,33 @@ static int on_event(void *ctx, void *data, size_t len)
 	return 0;
 }
 
+static void hiccup_configure(struct sched_bpf *skel, void *priv, bool btf)
+{
+	struct hiccup *h = priv;
+	int n = h->run->ncpus;
+
+	if (!btf)
+		return;	/* needs BTF pointers and task storage: stays off */
+	skel->rodata->en_hiccup = true;
+	skel->rodata->threshold_ns = h->run->opts->threshold_ns;
+	bpf_map__set_max_entries(skel->maps.hc_state, n);
+	bpf_map__set_max_entries(skel->maps.hc_cpu, n);
+	bpf_map__set_max_entries(skel->maps.hc_intruders, LAT_HC_MAX_INTRUDERS);
+	bpf_map__set_max_entries(skel->maps.hc_events, 256 * 1024);
+	bpf_program__set_autoload(skel->progs.hiccup_irq_entry, true);
+	bpf_program__set_autoload(skel->progs.hiccup_irq_exit, true);
+	bpf_program__set_autoload(skel->progs.hiccup_softirq_entry, true);
+	bpf_program__set_autoload(skel->progs.hiccup_softirq_exit, true);
+	/* NMIs have a tracepoint on x86 only: without it, NMI time shows up
+	 * inside the IRQ or task it interrupted. */
+	bpf_program__set_autoload(skel->progs.hiccup_nmi, h->has_nmi);
+}
+
 static int hiccup_open(const struct lat_run *run, void **priv)
 {
 	struct hiccup *h = calloc(1, sizeof(*h));
-	struct btf *btf = btf__load_vmlinux_btf();
-	struct hiccup_bpf *skel;
-	int err, n = run->ncpus;
+	struct btf *btf;
+	int err = -ENOMEM, n = run->ncpus;
 
 	if (!h)
 		return -ENOMEM;
@@ -91,50 +114,34 @@ static int hiccup_open(const struct lat_run *run, void **priv)
 	h->before = calloc(n, sizeof(*h->before));
 	h->pinned = calloc(n, sizeof(*h->pinned));
 	h->npinned = calloc(n, sizeof(*h->npinned));
-	skel = hiccup_bpf__open();
-	if (!h->now || !h->before || !h->pinned || !h->npinned || !skel) {
-		err = skel ? -ENOMEM : -errno;
-		goto fail;
+	if (!h->now || !h->before || !h->pinned || !h->npinned ||
+	    (err = lat_schedcore_join(run->schedcore, hiccup_configure, h))) {
+		free(h->now);
+		free(h->before);
+		free(h->pinned);
+		free(h->npinned);
+		free(h);
+		return err;
 	}
-	h->skel = skel;
-	skel->rodata->lat_targ = run->target;
-	skel->rodata->threshold_ns = run->opts->threshold_ns;
-	bpf_map__set_max_entries(skel->maps.hc_state, n);
-	bpf_map__set_max_entries(skel->maps.hc_cpu, n);
-	/* NMIs have a tracepoint on x86 only: without it, NMI time shows up
-	 * inside the IRQ or task it interrupted. */
-	if (!has_tracepoint(btf, "nmi_handler"))
-		bpf_program__set_autoload(skel->progs.hiccup_nmi, false);
-	btf__free(btf);	/* before load parses its own copy: peak RSS */
-	btf = NULL;
-	err = hiccup_bpf__load(skel);
-	if (err) {
-		fprintf(stderr, "hiccup: load failed: %s (needs tp_btf and task storage: "
-			"kernel >= 5.11)\n", strerror(-err));
-		goto fail;
-	}
+	btf = btf__load_vmlinux_btf();
+	h->has_nmi = has_tracepoint(btf, "nmi_handler");
+	btf__free(btf);
 	*priv = h;
 	return 0;
-fail:
-	btf__free(btf);
-	hiccup_bpf__destroy(h->skel);
-	free(h->now);
-	free(h->before);
-	free(h->pinned);
-	free(h->npinned);
-	free(h);
-	return err;
 }
 
 static int hiccup_attach(void *priv)
 {
 	struct hiccup *h = priv;
-	int err = hiccup_bpf__attach(h->skel);
+	int err = lat_schedcore_attach(h->run->schedcore);
 
-	if (err) {
-		fprintf(stderr, "hiccup: attach failed: %s\n", strerror(-err));
+	if (err)
 		return err;
+	if (!h->run->schedcore->btf) {
+		fprintf(stderr, "hiccup: needs tp_btf programs and task storage (kernel >= 5.11)\n");
+		return -ENOTSUP;
 	}
+	h->skel = h->run->schedcore->skel;
 	h->rb = ring_buffer__new(bpf_map__fd(h->skel->maps.hc_events), on_event, h, NULL);
 	if (!h->rb) {
 		err = -errno;
@@ -417,7 +424,7 @@ static void hiccup_destroy(void *priv)
 	if (!h)
 		return;
 	ring_buffer__free(h->rb);
-	hiccup_bpf__destroy(h->skel);
+	lat_schedcore_leave(h->run->schedcore);
 	free(h->now);
 	free(h->before);
 	free(h->in_now);

@@ -27,8 +27,11 @@ struct lat_opts {
 	char **bench_args;
 };
 
+struct lat_schedcore;
+
 /* The run as the modules see it. */
 struct lat_run {
+	struct lat_schedcore *schedcore;	/* shared by sched and hiccup */
 	const struct lat_opts *opts;
 	struct lat_target target;	/* resolved tgids/tids, BPF layout */
 	int ncpus;			/* possible CPUs: per-CPU map value count */

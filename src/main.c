@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "lat.h"
+#include "schedcore.h"
 #include "target.h"
 #include "tty.h"
 
@@ -34,6 +35,7 @@ struct mod {
 struct app {
 	struct lat_opts o;
 	struct lat_run run;
+	struct lat_schedcore schedcore;
 	struct lat_tgt tgt;
 	struct lat_provenance *prov;
 	struct mod mods[LAT_NR_FAMILY_NAMES];
@@ -69,41 +71,52 @@ static const struct lat_module_ops *find_module(const char *name)
 	return NULL;
 }
 
-/* Opens and attaches every requested family; one that fails is reported in
- * the provenance and the others go on. Returns the first failure's code. */
-static int attach_all(struct app *a)
+static void unavailable(struct app *a, const char *name, int err)
 {
-	int i, err, first_err = 0;
 	char why[160];
 
-	for (i = 0; i < LAT_NR_FAMILY_NAMES; i++) {
-		const struct lat_module_ops *ops;
-		struct mod *m = &a->mods[a->nmods];
+	snprintf(why, sizeof(why), "unavailable: %s", strerror(-err));
+	lat_provenance_set_probe(a->prov, name, why);
+}
 
+/* Opens every requested family, then attaches them (families sharing an
+ * object must all be configured before it loads); one that fails is
+ * reported in the provenance and the others go on. Returns the first
+ * failure's code. */
+static int attach_all(struct app *a)
+{
+	int i, n = 0, err, first_err = 0;
+	struct mod *m;
+
+	for (i = 0; i < LAT_NR_FAMILY_NAMES; i++) {
 		if (!(a->o.probes & (1U << i)))
 			continue;
-		ops = find_module(family_names[i]);
-		if (!ops) {
+		m = &a->mods[n];
+		m->ops = find_module(family_names[i]);
+		if (!m->ops) {
 			lat_provenance_set_probe(a->prov, family_names[i],
 						 "unavailable: not implemented in this version");
 			continue;
 		}
-		err = ops->open(&a->run, &m->priv);
-		if (!err) {
-			err = ops->attach(m->priv);
-			if (err)
-				ops->destroy(m->priv);
-		}
+		err = m->ops->open(&a->run, &m->priv);
 		if (err) {
-			snprintf(why, sizeof(why), "unavailable: %s", strerror(-err));
-			lat_provenance_set_probe(a->prov, family_names[i], why);
-			if (!first_err)
-				first_err = err;
+			unavailable(a, family_names[i], err);
+			first_err = first_err ? first_err : err;
 			continue;
 		}
-		m->ops = ops;
-		lat_provenance_set_probe(a->prov, family_names[i], ops->mode(m->priv));
-		a->nmods++;
+		n++;
+	}
+	for (i = 0; i < n; i++) {
+		m = &a->mods[i];
+		err = m->ops->attach(m->priv);
+		if (err) {
+			unavailable(a, m->ops->name, err);
+			first_err = first_err ? first_err : err;
+			m->ops->destroy(m->priv);
+			continue;
+		}
+		lat_provenance_set_probe(a->prov, m->ops->name, m->ops->mode(m->priv));
+		a->mods[a->nmods++] = *m;
 	}
 	return first_err;
 }
@@ -359,6 +372,8 @@ int main(int argc, char **argv)
 	}
 	lat_provenance_set_target(a.prov, &a.tgt.t, a.tgt.comm);
 	a.run.opts = &a.o;
+	a.run.schedcore = &a.schedcore;
+	a.schedcore.run = &a.run;
 	a.run.target = a.tgt.t;
 	a.run.ncpus = libbpf_num_possible_cpus();
 	if (a.run.ncpus <= 0) {

@@ -7,6 +7,7 @@
 #include <bpf/libbpf.h>
 #include "lat.h"
 #include "latbpf/sched.h"
+#include "schedcore.h"
 #include "sched.skel.h"
 
 struct sched {
@@ -21,43 +22,20 @@ struct sched {
 	struct lat_sched_thread scratch;
 };
 
-static int load(struct sched *s, bool btf)
+static void sched_configure(struct sched_bpf *skel, void *priv, bool btf)
 {
-	const struct lat_opts *o = s->run->opts;
-	struct sched_bpf *skel;
-	struct bpf_program *p;
-	int err;
+	struct sched *s = priv;
 
-	skel = sched_bpf__open();
-	if (!skel)
-		return -errno;
-	skel->rodata->lat_targ = s->run->target;
-	skel->rodata->per_thread = o->per_thread;
-	bpf_object__for_each_program(p, skel->obj) {
-		const char *sec = bpf_program__section_name(p);
-
-		bpf_program__set_autoload(p, btf == !strncmp(sec, "tp_btf/", 7));
-	}
-	if (btf)
-		bpf_map__set_max_entries(skel->maps.task_st_hash, 1);
-	else
-		bpf_map__set_autocreate(skel->maps.task_st, false);
-	if (!o->per_thread)
-		bpf_map__set_max_entries(skel->maps.sched_threads, 1);
-	err = sched_bpf__load(skel);
-	if (err) {
-		sched_bpf__destroy(skel);
-		return err;
-	}
-	s->skel = skel;
-	s->btf = btf;
-	return 0;
+	skel->rodata->en_sched = true;
+	skel->rodata->per_thread = s->run->opts->per_thread;
+	if (s->run->opts->per_thread)
+		bpf_map__set_max_entries(skel->maps.sched_threads, LAT_SCHED_MAX_THREADS);
 }
 
 static int sched_open(const struct lat_run *run, void **priv)
 {
 	struct sched *s = calloc(1, sizeof(*s));
-	int err;
+	int err = -ENOMEM;
 
 	if (!s)
 		return -ENOMEM;
@@ -65,37 +43,25 @@ static int sched_open(const struct lat_run *run, void **priv)
 	s->percpu = calloc(run->ncpus, sizeof(*s->percpu));
 	s->cpu_now = calloc(run->ncpus, sizeof(*s->cpu_now));
 	s->cpu_before = calloc(run->ncpus, sizeof(*s->cpu_before));
-	if (!s->percpu || !s->cpu_now || !s->cpu_before) {
-		err = -ENOMEM;
-		goto fail;
-	}
-	/* Feature probe by loading: task storage for tracing programs needs
-	 * 5.11; older kernels get the raw_tp twins. LATBPF_FORCE_RAW_TP lets
-	 * the tests run the twins here too. */
-	err = getenv("LATBPF_FORCE_RAW_TP") ? -ENOTSUP : load(s, true);
-	if (err && err != -EPERM)
-		err = load(s, false);
-	if (err) {
-		fprintf(stderr, "sched: load failed: %s\n", strerror(-err));
-		goto fail;
+	if (!s->percpu || !s->cpu_now || !s->cpu_before ||
+	    (err = lat_schedcore_join(run->schedcore, sched_configure, s))) {
+		free(s->percpu);
+		free(s->cpu_now);
+		free(s->cpu_before);
+		free(s);
+		return err;
 	}
 	*priv = s;
 	return 0;
-fail:
-	free(s->percpu);
-	free(s->cpu_now);
-	free(s->cpu_before);
-	free(s);
-	return err;
 }
 
 static int sched_attach(void *priv)
 {
 	struct sched *s = priv;
-	int err = sched_bpf__attach(s->skel);
+	int err = lat_schedcore_attach(s->run->schedcore);
 
-	if (err)
-		fprintf(stderr, "sched: attach failed: %s\n", strerror(-err));
+	s->skel = s->run->schedcore->skel;
+	s->btf = s->run->schedcore->btf;
 	return err;
 }
 
@@ -271,7 +237,7 @@ static void sched_destroy(void *priv)
 
 	if (!s)
 		return;
-	sched_bpf__destroy(s->skel);
+	lat_schedcore_leave(s->run->schedcore);
 	free(s->percpu);
 	free(s->cpu_now);
 	free(s->cpu_before);

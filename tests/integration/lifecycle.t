@@ -17,6 +17,19 @@ check "--duration: final record last, duration_s about 1.5" \
 	bash -c "tail -1 '$T/d.json' | jq -e '.final and .run.duration_s >= 1.4 and .run.duration_s < 2.5' >/dev/null"
 left "duration"
 
+# the families sharing the scheduler tracepoints, alone and on the fallback
+timeout 30 "$LATBPF" --probes hiccup --duration 1s --no-tui --json "$T/h.json" >/dev/null 2>&1
+ok $? "--probes hiccup alone: exit 0"
+check "--probes hiccup alone: hiccup attached, no sched data" \
+	bash -c "jq -e 'select(.final) | .probes == {\"hiccup\": \"attached (tp_btf)\"} and (has(\"sched\") | not) and (.hiccup.cpus | type == \"array\")' '$T/h.json' >/dev/null"
+left "hiccup alone"
+LATBPF_FORCE_RAW_TP=1 timeout 30 "$LATBPF" --duration 1s --no-tui --json "$T/r.json" >/dev/null 2>"$T/r.err"
+ok $? "raw_tp fallback: exit 0"
+check "raw_tp fallback: sched on the twins, hiccup refused with a reason" \
+	bash -c "jq -e 'select(.final) | .probes.sched == \"attached (raw_tp)\" and (.probes.hiccup | startswith(\"unavailable\")) and .sched.runq.count > 0' '$T/r.json' >/dev/null"
+check "raw_tp fallback: says why" grep -q 'hiccup: needs tp_btf programs and task storage' "$T/r.err"
+left "raw_tp fallback"
+
 for sig in INT TERM; do
 	start_latbpf $sig --probes sched --no-tui
 	sleep 0.5

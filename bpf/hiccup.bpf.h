@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * hiccup family: per CPU, every interval a target thread wanted that CPU and
  * did not have it, and who had it instead.
@@ -17,18 +17,19 @@
  * handlers on c, and by sched_wakeup of a task placed on c, which runs under
  * c's run-queue lock; sched_switch on c holds that lock too. Only nwait is
  * touched from elsewhere (a migrated waiter leaving), hence the atomics.
+ *
+ * The scheduler tracepoints are shared with the sched family: bpf/sched.bpf.c
+ * owns the one program per tracepoint and calls hiccup_on_switch() and
+ * hiccup_on_wakeup() when en_hiccup is set, with the clock read once for
+ * both (an attached program costs ~60 ns per event before it does anything:
+ * tools/overhead.sh). The interrupt programs are this family's own.
  */
-#include "vmlinux.h"
-#include <bpf/bpf_helpers.h>
-#include <bpf/bpf_tracing.h>
-#include <bpf/bpf_core_read.h>
+#ifndef LATBPF_HICCUP_BPF_H
+#define LATBPF_HICCUP_BPF_H
+
 #include "latbpf/hiccup.h"
-#include "hist.bpf.h"
-#include "target.bpf.h"
-#include "compat.bpf.h"
 
-char LICENSE[] SEC("license") = "GPL";
-
+const volatile bool en_hiccup = false;
 const volatile __u64 threshold_ns = 1000000;
 
 #define MAX_CPUS 1024	/* the loader sizes the arrays to the possible CPUs */
@@ -75,6 +76,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, LAT_HC_MAX_INTRUDERS);
 	__type(key, struct lat_hc_intruder_key);
 	__type(value, struct lat_hc_intruder);
@@ -85,7 +87,7 @@ struct {
 	__uint(max_entries, 256 * 1024);
 } hc_events SEC(".maps");
 
-static __always_inline void charge(__u32 cpu, struct hc_state *s, __u32 who,
+static __always_inline void hc_charge(__u32 cpu, struct hc_state *s, __u32 who,
 				   __u32 id, __u64 ns, const char *name)
 {
 	struct lat_hc_intruder_key k = { .cpu = cpu, .who = who, .id = id };
@@ -115,7 +117,7 @@ static __always_inline void charge(__u32 cpu, struct hc_state *s, __u32 who,
 	}
 }
 
-static __always_inline void window_open(struct hc_state *s, __u64 now)
+static __always_inline void hc_window_open(struct hc_state *s, __u64 now)
 {
 	s->wait_since = now;
 	s->cur_start = now;
@@ -124,7 +126,7 @@ static __always_inline void window_open(struct hc_state *s, __u64 now)
 }
 
 /* A waiter leaves CPU cpu's window (it runs, or its wait went stale). */
-static __always_inline void wait_end(__u32 cpu)
+static __always_inline void hc_wait_end(__u32 cpu)
 {
 	struct hc_state *s = bpf_map_lookup_elem(&hc_state, &cpu);
 
@@ -132,26 +134,26 @@ static __always_inline void wait_end(__u32 cpu)
 		__sync_fetch_and_add(&s->nwait, -1);
 }
 
-static __always_inline void wait_begin(struct hc_task *t, __u32 kind, __u32 cpu,
+static __always_inline void hc_wait_begin(struct hc_task *t, __u32 kind, __u32 cpu,
 				       __u64 now)
 {
 	struct hc_state *s;
 
 	if (t->kind)
-		wait_end(t->cpu);	/* a wait whose end was never traced */
+		hc_wait_end(t->cpu);	/* a wait whose end was never traced */
 	t->since = now;
 	t->kind = 1 + kind;
 	t->cpu = cpu;
 	s = bpf_map_lookup_elem(&hc_state, &cpu);
 	if (!s)
 		return;
-	/* under cpu's run-queue lock: only a remote wait_end() can race */
+	/* under cpu's run-queue lock: only a remote hc_wait_end() can race */
 	if (s->nwait == 0)
-		window_open(s, now);
+		hc_window_open(s, now);
 	__sync_fetch_and_add(&s->nwait, 1);
 }
 
-static __always_inline void record(__u32 cpu, __u64 kind, __u64 d)
+static __always_inline void hc_record(__u32 cpu, __u64 kind, __u64 d)
 {
 	struct lat_hc_cpu *c = bpf_map_lookup_elem(&hc_cpu, &cpu);
 
@@ -162,7 +164,7 @@ static __always_inline void record(__u32 cpu, __u64 kind, __u64 d)
 	lat_hist_record(kind <= LAT_HC_WAKEUP ? &c->task_hist : &c->intr_hist, d);
 }
 
-static __always_inline void event(__u32 cpu, __u32 kind, __u64 d, __u64 now,
+static __always_inline void hc_event(__u32 cpu, __u32 kind, __u64 d, __u64 now,
 				  struct task_struct *t, struct hc_state *w)
 {
 	struct lat_hc_event *e;
@@ -191,27 +193,26 @@ static __always_inline void event(__u32 cpu, __u32 kind, __u64 d, __u64 now,
 	bpf_ringbuf_submit(e, 0);
 }
 
-SEC("tp_btf/sched_switch")
-int BPF_PROG(hiccup_switch, bool preempt, struct task_struct *prev,
-	     struct task_struct *next)
+static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *prev,
+					     struct task_struct *next, __u64 *clock)
 {
 	__u32 cpu = bpf_get_smp_processor_id(), oc;
 	bool tprev, tnext, stale;
 	struct hc_state *s, *w;
 	struct lat_hc_cpu *c;
 	struct hc_task *t;
-	__u64 now = 0, from, d;
+	__u64 now, from, d;
 
 	s = bpf_map_lookup_elem(&hc_state, &cpu);
 	if (!s)
-		return 0;
+		return;
 	tprev = prev->pid && lat_is_target(prev->tgid, prev->pid);
 	tnext = next->pid && lat_is_target(next->tgid, next->pid);
 	if (s->cur_target != tnext)	/* no store on the common path */
 		s->cur_target = tnext;
 	if (!s->nwait && !tprev && !tnext)
-		return 0;
-	now = bpf_ktime_get_ns();
+		return;
+	now = lat_clock(clock);
 
 	/*
 	 * A target leaving the CPU was running, so a wait recorded for it is
@@ -223,7 +224,7 @@ int BPF_PROG(hiccup_switch, bool preempt, struct task_struct *prev,
 					 BPF_LOCAL_STORAGE_GET_F_CREATE) : NULL;
 	stale = t && t->kind;
 	if (stale) {
-		wait_end(t->cpu);
+		hc_wait_end(t->cpu);
 		t->kind = 0;
 		c = bpf_map_lookup_elem(&hc_cpu, &cpu);
 		if (c)
@@ -236,58 +237,44 @@ int BPF_PROG(hiccup_switch, bool preempt, struct task_struct *prev,
 		d = now - from;
 		d = d > s->irq_in_window ? d - s->irq_in_window : 0;
 		if (d)
-			charge(cpu, s, LAT_HC_TASK, prev->pid, d,
+			hc_charge(cpu, s, LAT_HC_TASK, prev->pid, d,
 			       prev->pid ? prev->comm : "(idle exit)");
 	}
 	s->cur_start = now;
 	s->irq_in_window = 0;
 
 	if (t && (preempt || lat_task_state_btf(prev) == 0))
-		wait_begin(t, LAT_HC_PREEMPTED, cpu, now);
+		hc_wait_begin(t, LAT_HC_PREEMPTED, cpu, now);
 	if (!tnext)
-		return 0;
+		return;
 	t = bpf_task_storage_get(&hc_task, next, NULL, 0);
 	if (!t || !t->kind)
-		return 0;
+		return;
 	d = now - t->since;
 	oc = t->cpu;
 	w = oc == cpu ? s : bpf_map_lookup_elem(&hc_state, &oc);
 	if (w && oc != cpu)
-		charge(cpu, s, LAT_HC_MIGRATION, oc, d, NULL);
-	record(cpu, t->kind - 1, d);
+		hc_charge(cpu, s, LAT_HC_MIGRATION, oc, d, NULL);
+	hc_record(cpu, t->kind - 1, d);
 	if (w)
-		event(cpu, t->kind - 1, d, now, next, w);
-	wait_end(oc);
+		hc_event(cpu, t->kind - 1, d, now, next, w);
+	hc_wait_end(oc);
 	t->kind = 0;
-	return 0;
 }
 
-static __always_inline int on_wakeup(struct task_struct *p)
+static __always_inline void hiccup_on_wakeup(struct task_struct *p, __u64 *clock)
 {
 	struct hc_task *t;
 
 	if (!lat_is_target(p->tgid, p->pid) || p->on_cpu)
-		return 0;	/* on CPU still: woken before it left, no wait */
+		return;	/* on CPU still: woken before it left, no wait */
 	t = bpf_task_storage_get(&hc_task, p, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (t)
-		wait_begin(t, LAT_HC_WAKEUP, lat_task_cpu(p), bpf_ktime_get_ns());
-	return 0;
-}
-
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(hiccup_wakeup, struct task_struct *p)
-{
-	return on_wakeup(p);
-}
-
-SEC("tp_btf/sched_wakeup_new")
-int BPF_PROG(hiccup_wakeup_new, struct task_struct *p)
-{
-	return on_wakeup(p);
+		hc_wait_begin(t, LAT_HC_WAKEUP, lat_task_cpu(p), lat_clock(clock));
 }
 
 /* Interrupts: only while a target runs here, or waits for this CPU. */
-static __always_inline struct hc_state *intr_state(__u32 *cpu)
+static __always_inline struct hc_state *hc_intr_state(__u32 *cpu)
 {
 	struct hc_state *s;
 
@@ -296,15 +283,15 @@ static __always_inline struct hc_state *intr_state(__u32 *cpu)
 	return s && (s->cur_target || s->nwait) ? s : NULL;
 }
 
-static __always_inline void intr_done(__u32 cpu, struct hc_state *s, __u32 kind,
+static __always_inline void hc_intr_done(__u32 cpu, struct hc_state *s, __u32 kind,
 				      __u32 who, __u32 id, __u64 d, const char *name)
 {
 	if (s->cur_target) {
-		record(cpu, kind, d);
-		charge(cpu, s, who, id, d, name);
+		hc_record(cpu, kind, d);
+		hc_charge(cpu, s, who, id, d, name);
 	} else if (s->nwait) {
 		s->irq_in_window += d;
-		charge(cpu, s, who, id, d, name);
+		hc_charge(cpu, s, who, id, d, name);
 	}
 }
 
@@ -312,7 +299,7 @@ SEC("tp_btf/irq_handler_entry")
 int BPF_PROG(hiccup_irq_entry, int irq, struct irqaction *action)
 {
 	__u32 cpu;
-	struct hc_state *s = intr_state(&cpu);
+	struct hc_state *s = hc_intr_state(&cpu);
 
 	if (s) {
 		s->hard_start = bpf_ktime_get_ns();
@@ -335,7 +322,7 @@ int BPF_PROG(hiccup_irq_exit, int irq, struct irqaction *action)
 	s->hard_start = 0;
 	if (s->soft_start)
 		s->soft_nested += d + s->hard_nested;
-	intr_done(cpu, s, LAT_HC_IRQ, LAT_HC_WHO_IRQ, irq, d,
+	hc_intr_done(cpu, s, LAT_HC_IRQ, LAT_HC_WHO_IRQ, irq, d,
 		  BPF_CORE_READ(action, name));
 	return 0;
 }
@@ -344,7 +331,7 @@ SEC("tp_btf/softirq_entry")
 int BPF_PROG(hiccup_softirq_entry, unsigned int vec)
 {
 	__u32 cpu;
-	struct hc_state *s = intr_state(&cpu);
+	struct hc_state *s = hc_intr_state(&cpu);
 
 	if (s) {
 		s->soft_start = bpf_ktime_get_ns();
@@ -366,7 +353,7 @@ int BPF_PROG(hiccup_softirq_exit, unsigned int vec)
 	d = bpf_ktime_get_ns() - s->soft_start;
 	d = d > s->soft_nested ? d - s->soft_nested : 0;
 	s->soft_start = 0;
-	intr_done(cpu, s, LAT_HC_SOFTIRQ, LAT_HC_WHO_SOFTIRQ, vec, d, NULL);
+	hc_intr_done(cpu, s, LAT_HC_SOFTIRQ, LAT_HC_WHO_SOFTIRQ, vec, d, NULL);
 	return 0;
 }
 
@@ -375,7 +362,7 @@ SEC("tp_btf/nmi_handler")
 int BPF_PROG(hiccup_nmi, void *handler, s64 delta_ns, int handled)
 {
 	__u32 cpu;
-	struct hc_state *s = intr_state(&cpu);
+	struct hc_state *s = hc_intr_state(&cpu);
 
 	if (!s || delta_ns <= 0)
 		return 0;
@@ -383,6 +370,8 @@ int BPF_PROG(hiccup_nmi, void *handler, s64 delta_ns, int handled)
 		s->hard_nested += delta_ns;
 	else if (s->soft_start)
 		s->soft_nested += delta_ns;
-	intr_done(cpu, s, LAT_HC_NMI, LAT_HC_WHO_NMI, 0, delta_ns, "NMI");
+	hc_intr_done(cpu, s, LAT_HC_NMI, LAT_HC_WHO_NMI, 0, delta_ns, "NMI");
 	return 0;
 }
+
+#endif

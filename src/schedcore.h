@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef LATBPF_SCHEDCORE_H
+#define LATBPF_SCHEDCORE_H
+
+#include "lat.h"
+
+struct sched_bpf;
+
+/* A family's settings for the shared object, applied at every (re)open:
+ * btf says whether the tp_btf programs (true) or the raw_tp twins load. */
+typedef void (*lat_schedcore_cfg)(struct sched_bpf *skel, void *priv, bool btf);
+
+/*
+ * The BPF object bpf/sched.bpf.c, shared by the families that need the
+ * scheduler tracepoints (sched, hiccup), so each tracepoint has one program.
+ * Families join it in their open(); the first attach() loads and attaches it
+ * with every joined family's settings; the last to leave destroys it.
+ */
+struct lat_schedcore {
+	const struct lat_run *run;
+	struct sched_bpf *skel;
+	lat_schedcore_cfg cfg[4];
+	void *priv[4];
+	int n, users;
+	bool tried;	/* load and attach happen once */
+	int err;	/* their result */
+	bool btf;	/* tp_btf programs loaded (else raw_tp twins) */
+};
+
+int lat_schedcore_join(struct lat_schedcore *c, lat_schedcore_cfg cfg, void *priv);
+int lat_schedcore_attach(struct lat_schedcore *c);
+void lat_schedcore_leave(struct lat_schedcore *c);
+
+#endif
