@@ -194,10 +194,11 @@ static __always_inline void hc_event(__u32 cpu, __u32 kind, __u64 d, __u64 now,
 }
 
 static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *prev,
-					     struct task_struct *next, __u64 *clock)
+					     struct task_struct *next, bool tprev,
+					     bool tnext, __u64 *clock)
 {
 	__u32 cpu = bpf_get_smp_processor_id(), oc;
-	bool tprev, tnext, stale;
+	bool stale;
 	struct hc_state *s, *w;
 	struct lat_hc_cpu *c;
 	struct hc_task *t;
@@ -206,8 +207,6 @@ static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *p
 	s = bpf_map_lookup_elem(&hc_state, &cpu);
 	if (!s)
 		return;
-	tprev = prev->pid && lat_is_target(prev->tgid, prev->pid);
-	tnext = next->pid && lat_is_target(next->tgid, next->pid);
 	if (s->cur_target != tnext)	/* no store on the common path */
 		s->cur_target = tnext;
 	if (!s->nwait && !tprev && !tnext)

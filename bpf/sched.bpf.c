@@ -172,7 +172,8 @@ static __always_inline int on_wakeup(struct task_struct *p, bool btf, __u64 *clo
 }
 
 static __always_inline int on_switch(bool preempt, struct task_struct *prev,
-				     struct task_struct *next, bool btf, __u64 *clock)
+				     struct task_struct *next, bool tprev, bool tnext,
+				     bool btf, __u64 *clock)
 {
 	__u32 tid = TREAD(btf, prev, pid), tgid = TREAD(btf, prev, tgid);
 	struct lat_sched_thread *th;
@@ -181,7 +182,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 	__u64 now = 0;
 	__u32 state;
 
-	if (lat_is_target(tgid, tid) && tid != 0 && (st = st_get(prev, tid, btf))) {
+	if (tprev && (st = st_get(prev, tid, btf))) {
 		now = lat_clock(clock);
 		cpu = cpu_get();
 		if (!cpu)
@@ -213,10 +214,10 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 		st->ts = now;
 	}
 
+	if (!tnext)
+		return 0;
 	tid = TREAD(btf, next, pid);
 	tgid = TREAD(btf, next, tgid);
-	if (tid == 0 || !lat_is_target(tgid, tid))
-		return 0;
 	st = st_get(next, tid, btf);
 	if (!st)
 		return 0;
@@ -260,16 +261,21 @@ int BPF_PROG(sched_wakeup_new, struct task_struct *p)
 	return 0;
 }
 
+/* A target thread (never an idle task), decided once per event. */
+#define TARGET(btf, t) (TREAD(btf, t, pid) && \
+			lat_is_target(TREAD(btf, t, tgid), TREAD(btf, t, pid)))
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
+	bool tprev = TARGET(true, prev), tnext = TARGET(true, next);
 	__u64 clock = 0;
 
 	if (en_sched)
-		on_switch(preempt, prev, next, true, &clock);
+		on_switch(preempt, prev, next, tprev, tnext, true, &clock);
 	if (en_hiccup)
-		hiccup_on_switch(preempt, prev, next, &clock);
+		hiccup_on_switch(preempt, prev, next, tprev, tnext, &clock);
 	return 0;
 }
 
@@ -296,5 +302,6 @@ int BPF_PROG(sched_switch_raw, bool preempt, struct task_struct *prev,
 {
 	__u64 clock = 0;
 
-	return on_switch(preempt, prev, next, false, &clock);
+	return on_switch(preempt, prev, next, TARGET(false, prev), TARGET(false, next),
+			 false, &clock);
 }
