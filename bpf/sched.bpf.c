@@ -25,7 +25,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "latbpf/sched.h"
-#include "hist.bpf.h"
+#include "latbpf/hist.h"
 #include "target.bpf.h"
 #include "compat.bpf.h"
 #include "clock.bpf.h"
@@ -237,8 +237,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 	return 0;
 }
 
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(sched_wakeup, struct task_struct *p)
+static __always_inline int wakeup(struct task_struct *p)
 {
 	__u64 clock = 0;
 
@@ -249,16 +248,16 @@ int BPF_PROG(sched_wakeup, struct task_struct *p)
 	return 0;
 }
 
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(sched_wakeup, struct task_struct *p)
+{
+	return wakeup(p);
+}
+
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(sched_wakeup_new, struct task_struct *p)
 {
-	__u64 clock = 0;
-
-	if (en_sched)
-		on_wakeup(p, true, &clock);
-	if (en_hiccup)
-		hiccup_on_wakeup(p, &clock);
-	return 0;
+	return wakeup(p);
 }
 
 /* A target thread (never an idle task), decided once per event. */

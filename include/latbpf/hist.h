@@ -101,4 +101,24 @@ static inline __u64 lat_hist_slot_high(__u32 i)
 	return lat_hist_slot_low(i) + (bucket <= 0 ? 0 : (1ULL << bucket) - 1);
 }
 
+/*
+ * Records one value. BPF callers own a map value that only their CPU writes
+ * (per-CPU maps, or state serialised by a run-queue lock), so no atomics.
+ */
+static inline void lat_hist_record(struct lat_hist *h, __u64 v)
+{
+	__u64 i = lat_hist_index(v);
+
+	if (i < LAT_HIST_SLOTS)
+		h->slots[i]++;
+	else
+		h->overflow++;
+	if (h->count == 0 || v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	h->count++;
+	h->sum += v;
+}
+
 #endif /* LATBPF_HIST_H */

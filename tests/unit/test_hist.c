@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The histogram: layout against HdrHistogram's own index formula, the
+/* The histogram, through the very index and record code the BPF programs
+ * run: layout against HdrHistogram's own index formula, the
  * index/inverse round trip at every power-of-two edge, and percentiles
  * against exact percentiles of sorted samples. */
 #include <math.h>
@@ -37,22 +38,6 @@ static double nrand(void)
 	return sqrt(-2 * log(urand() + 1e-300)) * cos(2 * M_PI * urand());
 }
 
-static void record(struct lat_hist *h, __u64 v)
-{
-	__u64 i = lat_hist_index(v);
-
-	if (i < LAT_HIST_SLOTS)
-		h->slots[i]++;
-	else
-		h->overflow++;
-	if (h->count == 0 || v < h->min)
-		h->min = v;
-	if (v > h->max)
-		h->max = v;
-	h->count++;
-	h->sum += v;
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
 	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
@@ -71,7 +56,7 @@ static void check_pcts(const char *name, __u64 *v, size_t n)
 
 	memset(&h, 0, sizeof(h));
 	for (i = 0; i < n; i++)
-		record(&h, v[i]);
+		lat_hist_record(&h, v[i]);
 	qsort(v, n, sizeof(*v), cmp_u64);
 	for (i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
 		size_t rank = (size_t)ceil(ps[i] / 100 * (double)n);
@@ -172,8 +157,8 @@ int main(void)
 	for (j = 0; j < 10000; j++) {
 		__u64 x = rnd() % 10000000;
 
-		record(j % 2 ? &a : &b, x);
-		record(&u, x);
+		lat_hist_record(j % 2 ? &a : &b, x);
+		lat_hist_record(&u, x);
 	}
 	lat_hist_merge(&a, &b);
 	ok(!memcmp(&a, &u, sizeof(a)), "merge of two halves equals the whole");
@@ -182,14 +167,14 @@ int main(void)
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
 	for (j = 0; j < 5000; j++)
-		record(&a, 1000000 + rnd() % 1000);	/* before: around 1 ms */
+		lat_hist_record(&a, 1000000 + rnd() % 1000);	/* before: around 1 ms */
 	b = a;
 	memset(&u, 0, sizeof(u));
 	for (j = 0; j < 5000; j++) {
 		__u64 x = 5000 + rnd() % 500000;	/* interval: 5us-505us */
 
-		record(&b, x);
-		record(&u, x);
+		lat_hist_record(&b, x);
+		lat_hist_record(&u, x);
 	}
 	lat_hist_delta(&iv, &b, &a);
 	ok(iv.count == u.count && iv.sum == u.sum &&
@@ -202,8 +187,8 @@ int main(void)
 
 	/* overflow counted, never clipped */
 	memset(&a, 0, sizeof(a));
-	record(&a, 5);
-	record(&a, 1ULL << 50);
+	lat_hist_record(&a, 5);
+	lat_hist_record(&a, 1ULL << 50);
 	ok(a.overflow == 1 && a.count == 2 && a.max == 1ULL << 50 &&
 	   lat_hist_percentile(&a, 100) == 1ULL << 50 && lat_hist_percentile(&a, 50) == 5,
 	   "a value above 2^44 ns is counted as overflow; max and p100 exact");
