@@ -123,6 +123,13 @@ static void list_end(struct lat_emit *e)
 	t->lists--;
 }
 
+/* A percentile needs 10 samples beyond it to mean more than "the max":
+ * p99 wants 1,000, p99.99 100,000. Fewer, and it is marked with '*'. */
+static bool too_few(const struct lat_hist *h, double pct)
+{
+	return (double)h->count * (100.0 - pct) / 100.0 < 10.0;
+}
+
 static void pct_row(FILE *f, const char *name, const struct lat_hist *h)
 {
 	char b[32];
@@ -135,6 +142,8 @@ static void pct_row(FILE *f, const char *name, const struct lat_hist *h)
 	}
 	for (p = 0; p < LAT_NR_PCTS; p++) {
 		lat_fmt_ns(b, sizeof(b), lat_hist_percentile(h, lat_pcts[p]));
+		if (too_few(h, lat_pcts[p]))
+			strcat(b, "*");
 		fprintf(f, " %8s", b);
 	}
 	lat_fmt_ns(b, sizeof(b), h->max);
@@ -250,7 +259,9 @@ static void hist(struct lat_emit *e, const char *key, const char *title,
 			hist_line(t, key, h);
 		return;
 	}
-	fprintf(t->f, "  %s\n    %-10s %9s", title ? title : key, "", "count");
+	fprintf(t->f, "  %s%s\n    %-10s %9s", title ? title : key,
+		too_few(run, 99) ? "   (* fewer than 10 samples beyond it: read as the max)" : "",
+		"", "count");
 	for (p = 0; p < LAT_NR_PCTS; p++)
 		fprintf(t->f, " %8s", lat_pct_names[p]);
 	fprintf(t->f, " %8s\n", "max");

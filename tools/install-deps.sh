@@ -7,7 +7,7 @@
 #
 # Debian/Ubuntu (apt). On Fedora/RHEL the equivalent is:
 #   dnf install clang llvm bpftool libbpf-devel elfutils-libelf-devel \
-#       zlib-devel make gcc bcc-tools rt-tests perf jq fio iproute perl-Test-Harness
+#       zlib-devel make gcc bcc-tools rt-tests perf jq fio iproute perl-Test-Harness tmux
 set -euo pipefail
 
 # command -> Debian package
@@ -16,7 +16,7 @@ need=(
 	"bpftool:bpftool" "jq:jq" "prove:perl" "runqlat:libbpf-tools"
 	"biolatency:libbpf-tools" "cyclictest:rt-tests" "hackbench:rt-tests"
 	"perf:linux-perf" "fio:fio" "ip:iproute2" "ss:iproute2" "timeout:coreutils"
-	"taskset:util-linux"
+	"taskset:util-linux" "tmux:tmux"
 )
 # header -> Debian package
 hdrs=(

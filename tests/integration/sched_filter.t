@@ -36,4 +36,24 @@ check "JSON keeps the hostile comm byte for byte" test "$comm" = "$EVIL"
 check "every JSON line parses" bash -c "jq -e . '$T/f.json' >/dev/null"
 check "no raw ESC byte in the text output" bash -c "! grep -q $'\e' '$T/f.out'"
 check "the text output shows it escaped" grep -qF '\x1b[2Jev"il\' "$T/f.out"
+
+# --tid: one thread of a two-thread process; the other never appears
+timeout 30 "$LATWORK" sleep --sleep 5ms --count 400 --threads 2 >"$T/two.work" &
+_pids+=($!)
+sleep 0.3
+two=$(pgrep -n -f 'latwork sleep --sleep 5ms --count 400 --threads 2')
+tids=$(ls /proc/"$two"/task | grep -vx "$two" | sort -n | tr '\n' ' ')
+one=${tids%% *}
+other=${tids#* }
+other=${other%% *}
+timeout 30 "$LATBPF" --tid "$one" --probes sched --per-thread --duration 1s --no-tui \
+	--json "$T/tid.json" >/dev/null 2>&1
+ok $? "--tid $one: exit 0"
+seen=$(final "$T/tid.json" '[.sched.threads[].tid] | unique | join(",")')
+n=$(final "$T/tid.json" '.sched.offcpu_sleep.count')
+diag "--tid $one of $two (threads: $tids): threads seen $seen, sleeps $n in 1 s"
+check "--tid: only that thread ($seen), not its sibling $other" test "$seen" = "$one"
+check "--tid: its ~5 ms sleeps for 1 s ($n)" between "$n" 150 205
+check "--tid: provenance names the tid" \
+	bash -c "jq -e 'select(.final) | .run.target.tids == [$one] and .run.target.pids == []' '$T/tid.json' >/dev/null"
 done_testing
