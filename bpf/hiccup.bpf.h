@@ -54,13 +54,6 @@ struct hc_state {
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct hc_task);
-} hc_task SEC(".maps");
-
-struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, MAX_CPUS);
 	__type(key, __u32);
@@ -193,9 +186,11 @@ static __always_inline void hc_event(__u32 cpu, __u32 kind, __u64 d, __u64 now,
 	bpf_ringbuf_submit(e, 0);
 }
 
+/* tp, tn: the hiccup records of prev and next (NULL unless targets); kept in
+ * the sched object's per-task storage, one lookup for both families */
 static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *prev,
-					     struct task_struct *next, bool tprev,
-					     bool tnext, __u64 *clock)
+					     struct task_struct *next, struct hc_task *tp,
+					     struct hc_task *tn, bool tnext, __u64 *clock)
 {
 	__u32 cpu = bpf_get_smp_processor_id(), oc;
 	bool stale;
@@ -209,7 +204,7 @@ static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *p
 		return;
 	if (s->cur_target != tnext)	/* no store on the common path */
 		s->cur_target = tnext;
-	if (!s->nwait && !tprev && !tnext)
+	if (!s->nwait && !tp && !tn)
 		return;
 	now = lat_clock(clock);
 
@@ -219,8 +214,7 @@ static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *p
 	 * sched.bpf.c). Close that wait, and do not charge the thread as an
 	 * intruder of its own wait.
 	 */
-	t = tprev ? bpf_task_storage_get(&hc_task, prev, NULL,
-					 BPF_LOCAL_STORAGE_GET_F_CREATE) : NULL;
+	t = tp;
 	stale = t && t->kind;
 	if (stale) {
 		hc_wait_end(t->cpu);
@@ -246,7 +240,7 @@ static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *p
 		hc_wait_begin(t, LAT_HC_PREEMPTED, cpu, now);
 	if (!tnext)
 		return;
-	t = bpf_task_storage_get(&hc_task, next, NULL, 0);
+	t = tn;
 	if (!t || !t->kind)
 		return;
 	d = now - t->since;
@@ -261,15 +255,13 @@ static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *p
 	t->kind = 0;
 }
 
-static __always_inline void hiccup_on_wakeup(struct task_struct *p, __u64 *clock)
+/* p is a target; t its hiccup record */
+static __always_inline void hiccup_on_wakeup(struct task_struct *p, struct hc_task *t,
+					     __u64 *clock)
 {
-	struct hc_task *t;
-
-	if (!lat_is_target(p->tgid, p->pid) || p->on_cpu)
+	if (p->on_cpu)
 		return;	/* on CPU still: woken before it left, no wait */
-	t = bpf_task_storage_get(&hc_task, p, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (t)
-		hc_wait_begin(t, LAT_HC_WAKEUP, lat_task_cpu(p), lat_clock(clock));
+	hc_wait_begin(t, LAT_HC_WAKEUP, lat_task_cpu(p), lat_clock(clock));
 }
 
 /* Interrupts: only while a target runs here, or waits for this CPU. */

@@ -38,10 +38,13 @@ const volatile bool per_thread = false;
 
 enum { ST_ONCPU, ST_RUNQ, ST_SLEEP, ST_BLOCKED };
 
+/* One record per target task for every family on these tracepoints, so a
+ * switch costs one storage lookup per task, not one per family. */
 struct task_st {
 	__u64 ts;
 	__u32 kind;
 	__u32 _pad;
+	struct hc_task hc;	/* the hiccup family's */
 };
 
 struct {
@@ -148,18 +151,12 @@ static __always_inline void record(struct task_struct *t, __u32 tid, __u32 tgid,
 		lat_hist_record(&th->h[which], d);
 }
 
-static __always_inline int on_wakeup(struct task_struct *p, bool btf, __u64 *clock)
+static __always_inline void on_wakeup(struct task_struct *p, struct task_st *st,
+				      bool btf, __u64 *clock)
 {
 	__u32 tid = TREAD(btf, p, pid), tgid = TREAD(btf, p, tgid);
-	struct task_st *st;
-	__u64 now;
+	__u64 now = lat_clock(clock);
 
-	if (!lat_is_target(tgid, tid))
-		return 0;
-	st = st_get(p, tid, btf);
-	if (!st)
-		return 0;
-	now = lat_clock(clock);
 	if (st->kind == ST_SLEEP || st->kind == ST_BLOCKED)
 		record(p, tid, tgid,
 		       st->kind == ST_SLEEP ? LAT_SCHED_SLEEP : LAT_SCHED_BLOCKED,
@@ -168,25 +165,25 @@ static __always_inline int on_wakeup(struct task_struct *p, bool btf, __u64 *clo
 		st->kind = ST_RUNQ;
 		st->ts = now;
 	}
-	return 0;
 }
 
-static __always_inline int on_switch(bool preempt, struct task_struct *prev,
-				     struct task_struct *next, bool tprev, bool tnext,
-				     bool btf, __u64 *clock)
+/* sp, sn: the records of prev and next, NULL unless they are targets */
+static __always_inline void on_switch(bool preempt, struct task_struct *prev,
+				      struct task_struct *next, struct task_st *sp,
+				      struct task_st *sn, bool btf, __u64 *clock)
 {
 	__u32 tid = TREAD(btf, prev, pid), tgid = TREAD(btf, prev, tgid);
 	struct lat_sched_thread *th;
 	struct lat_sched_cpu *cpu;
-	struct task_st *st;
+	struct task_st *st = sp;
 	__u64 now = 0;
 	__u32 state;
 
-	if (tprev && (st = st_get(prev, tid, btf))) {
+	if (st) {
 		now = lat_clock(clock);
 		cpu = cpu_get();
 		if (!cpu)
-			return 0;
+			return;
 		/* The kernel's own rule: preempted, or never left TASK_RUNNING
 		 * (including a sleep undone by a pending signal), stays queued. */
 		state = btf ? lat_task_state_btf(prev) : lat_task_state(prev);
@@ -214,13 +211,11 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 		st->ts = now;
 	}
 
-	if (!tnext)
-		return 0;
+	st = sn;
+	if (!st)
+		return;
 	tid = TREAD(btf, next, pid);
 	tgid = TREAD(btf, next, tgid);
-	st = st_get(next, tid, btf);
-	if (!st)
-		return 0;
 	if (st->kind != ST_ONCPU && !now)
 		now = lat_clock(clock);
 	if (st->kind == ST_RUNQ) {
@@ -234,73 +229,81 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 			cpu->unseen++;
 	}
 	st->kind = ST_ONCPU;
-	return 0;
-}
-
-static __always_inline int wakeup(struct task_struct *p)
-{
-	__u64 clock = 0;
-
-	if (en_sched)
-		on_wakeup(p, true, &clock);
-	if (en_hiccup)
-		hiccup_on_wakeup(p, &clock);
-	return 0;
-}
-
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(sched_wakeup, struct task_struct *p)
-{
-	return wakeup(p);
-}
-
-SEC("tp_btf/sched_wakeup_new")
-int BPF_PROG(sched_wakeup_new, struct task_struct *p)
-{
-	return wakeup(p);
 }
 
 /* A target thread (never an idle task), decided once per event. */
 #define TARGET(btf, t) (TREAD(btf, t, pid) && \
 			lat_is_target(TREAD(btf, t, tgid), TREAD(btf, t, pid)))
 
+static __always_inline int wakeup(struct task_struct *p, bool btf)
+{
+	struct task_st *st;
+	__u64 clock = 0;
+
+	if (!TARGET(btf, p) || !(st = st_get(p, TREAD(btf, p, pid), btf)))
+		return 0;
+	if (en_sched)
+		on_wakeup(p, st, btf, &clock);
+	if (btf && en_hiccup)
+		hiccup_on_wakeup(p, &st->hc, &clock);
+	return 0;
+}
+
+static __always_inline int do_switch(bool preempt, struct task_struct *prev,
+				     struct task_struct *next, bool btf)
+{
+	bool tprev = TARGET(btf, prev), tnext = TARGET(btf, next);
+	struct task_st *sp = NULL, *sn = NULL;
+	__u64 clock = 0;
+
+	if (tprev)
+		sp = st_get(prev, TREAD(btf, prev, pid), btf);
+	if (tnext)
+		sn = st_get(next, TREAD(btf, next, pid), btf);
+	if (en_sched)
+		on_switch(preempt, prev, next, sp, sn, btf, &clock);
+	/* hiccup also runs with no target on this CPU: a waiting one's window */
+	if (btf && en_hiccup)
+		hiccup_on_switch(preempt, prev, next, sp ? &sp->hc : NULL,
+				 sn ? &sn->hc : NULL, tnext, &clock);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(sched_wakeup, struct task_struct *p)
+{
+	return wakeup(p, true);
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(sched_wakeup_new, struct task_struct *p)
+{
+	return wakeup(p, true);
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
-	bool tprev = TARGET(true, prev), tnext = TARGET(true, next);
-	__u64 clock = 0;
-
-	if (en_sched)
-		on_switch(preempt, prev, next, tprev, tnext, true, &clock);
-	if (en_hiccup)
-		hiccup_on_switch(preempt, prev, next, tprev, tnext, &clock);
-	return 0;
+	return do_switch(preempt, prev, next, true);
 }
 
 /* The raw_tp twins serve the sched family only: hiccup needs BTF pointers. */
 SEC("raw_tp/sched_wakeup")
 int BPF_PROG(sched_wakeup_raw, struct task_struct *p)
 {
-	__u64 clock = 0;
-
-	return on_wakeup(p, false, &clock);
+	return wakeup(p, false);
 }
 
 SEC("raw_tp/sched_wakeup_new")
 int BPF_PROG(sched_wakeup_new_raw, struct task_struct *p)
 {
-	__u64 clock = 0;
-
-	return on_wakeup(p, false, &clock);
+	return wakeup(p, false);
 }
 
 SEC("raw_tp/sched_switch")
 int BPF_PROG(sched_switch_raw, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
-	__u64 clock = 0;
-
-	return on_switch(preempt, prev, next, TARGET(false, prev), TARGET(false, next),
-			 false, &clock);
+	return do_switch(preempt, prev, next, false);
 }

@@ -44,7 +44,6 @@ static int load(struct lat_schedcore *c, bool btf)
 		bpf_map__set_max_entries(skel->maps.task_st_hash, 1);
 	} else {
 		bpf_map__set_autocreate(skel->maps.task_st, false);
-		bpf_map__set_autocreate(skel->maps.hc_task, false);
 	}
 	bpf_map__set_max_entries(skel->maps.sched_threads, 1);
 	bpf_map__set_max_entries(skel->maps.hc_state, 1);
