@@ -117,3 +117,20 @@ int lat_fmt_ns(char *buf, size_t len, __u64 ns)
 	}
 	return snprintf(buf, len, "%lluns", (unsigned long long)ns);
 }
+
+/* "512B", "4.00KiB", "1.50MiB" */
+int lat_fmt_bytes(char *buf, size_t len, __u64 b)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)b;
+	int u = -1;
+
+	while (v >= 1024 && u < 3) {
+		v /= 1024;
+		u++;
+	}
+	if (u < 0)
+		return snprintf(buf, len, "%lluB", (unsigned long long)b);
+	return snprintf(buf, len, v >= 100 ? "%.0f%s" : v >= 10 ? "%.1f%s" : "%.2f%s",
+			v, unit[u]);
+}

@@ -49,6 +49,9 @@ struct lat_emit_ops {
 	void (*list_end)(struct lat_emit *e);
 	void (*hist)(struct lat_emit *e, const char *key, const char *title,
 		     const struct lat_hist *iv, const struct lat_hist *run);
+	/* a histogram of sizes in bytes, not times: the same in JSON */
+	void (*bytes)(struct lat_emit *e, const char *key, const char *title,
+		      const struct lat_hist *iv, const struct lat_hist *run);
 	void (*count)(struct lat_emit *e, const char *key, __u64 iv, __u64 run);
 	void (*dur)(struct lat_emit *e, const char *key, __u64 iv_ns, __u64 run_ns);
 	void (*num)(struct lat_emit *e, const char *key, __s64 v);
@@ -93,6 +96,7 @@ extern const double lat_pcts[];
 extern const char *const lat_pct_names[];
 #define LAT_NR_PCTS 5
 int lat_fmt_ns(char *buf, size_t len, __u64 ns);
+int lat_fmt_bytes(char *buf, size_t len, __u64 bytes);
 
 /* escape.c: kernel strings are untrusted */
 void lat_json_str(FILE *f, const char *s);

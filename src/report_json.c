@@ -141,7 +141,7 @@ static void str(struct lat_emit *e, const char *k, const char *s)
 static const struct lat_emit_ops json_ops = {
 	.obj_begin = obj_begin, .obj_end = obj_end,
 	.list_begin = list_begin, .list_end = list_end,
-	.hist = hist, .count = count, .dur = dur, .num = num, .ids = ids, .pct = pct, .str = str,
+	.hist = hist, .bytes = hist, .count = count, .dur = dur, .num = num, .ids = ids, .pct = pct, .str = str,
 };
 
 struct lat_emit *lat_json_emit_new(FILE *f)

@@ -29,6 +29,7 @@ struct text_emit {
 	bool in_list[MAX_DEPTH];
 	char label[256];	/* the current item's line, not yet printed */
 	bool barred;		/* LIVE: this panel's headline histogram has bars */
+	int (*fmt)(char *buf, size_t len, __u64 v);	/* of the histogram being drawn */
 };
 
 static struct text_emit *T(struct lat_emit *e)
@@ -130,7 +131,8 @@ static bool too_few(const struct lat_hist *h, double pct)
 	return (double)h->count * (100.0 - pct) / 100.0 < 10.0;
 }
 
-static void pct_row(FILE *f, const char *name, const struct lat_hist *h)
+static void pct_row(FILE *f, const char *name, const struct lat_hist *h,
+		    int (*fmt)(char *, size_t, __u64))
 {
 	char b[32];
 	int p;
@@ -141,12 +143,12 @@ static void pct_row(FILE *f, const char *name, const struct lat_hist *h)
 		return;
 	}
 	for (p = 0; p < LAT_NR_PCTS; p++) {
-		lat_fmt_ns(b, sizeof(b), lat_hist_percentile(h, lat_pcts[p]));
+		fmt(b, sizeof(b), lat_hist_percentile(h, lat_pcts[p]));
 		if (too_few(h, lat_pcts[p]))
 			strcat(b, "*");
 		fprintf(f, " %8s", b);
 	}
-	lat_fmt_ns(b, sizeof(b), h->max);
+	fmt(b, sizeof(b), h->max);
 	fprintf(f, " %8s\n", b);
 }
 
@@ -218,8 +220,8 @@ static void bars(struct text_emit *t, const struct lat_hist *iv,
 		if (r == NROWS - 1) {
 			snprintf(lbl, sizeof(lbl), "overflow");
 		} else {
-			lat_fmt_ns(a, sizeof(a), r && !(lo < 0 && r == -lo) ? 1ULL << r : 0);
-			lat_fmt_ns(b, sizeof(b), 1ULL << (r + 1));
+			t->fmt(a, sizeof(a), r && !(lo < 0 && r == -lo) ? 1ULL << r : 0);
+			t->fmt(b, sizeof(b), 1ULL << (r + 1));
 			snprintf(lbl, sizeof(lbl), "[%s, %s)", a, b);
 		}
 		fprintf(t->f, "    %-18s ", lbl);
@@ -239,14 +241,14 @@ static void hist_line(struct text_emit *t, const char *key, const struct lat_his
 	int p;
 
 	for (p = 0; p < LAT_NR_PCTS; p++)
-		lat_fmt_ns(b[p], sizeof(b[p]), lat_hist_percentile(h, lat_pcts[p]));
-	lat_fmt_ns(b[5], sizeof(b[5]), h->max);
+		t->fmt(b[p], sizeof(b[p]), lat_hist_percentile(h, lat_pcts[p]));
+	t->fmt(b[5], sizeof(b[5]), h->max);
 	fprintf(t->f, "%*s%-14s n=%-8llu p50=%-7s p90=%-7s p99=%-7s p99.9=%-7s max=%s\n",
 		indent(t) + (in_item(t) ? 2 : 0), "", key, (unsigned long long)h->count,
 		b[0], b[1], b[2], b[3], b[5]);
 }
 
-static void hist(struct lat_emit *e, const char *key, const char *title,
+static void draw(struct lat_emit *e, const char *key, const char *title,
 		 const struct lat_hist *iv, const struct lat_hist *run)
 {
 	struct text_emit *t = T(e);
@@ -260,14 +262,15 @@ static void hist(struct lat_emit *e, const char *key, const char *title,
 		return;
 	}
 	fprintf(t->f, "  %s%s\n    %-10s %9s", title ? title : key,
-		too_few(run, 99) ? "   (* fewer than 10 samples beyond it: read as the max)" : "",
+		run->count && too_few(run, 99) ?
+			"   (* fewer than 10 samples beyond it: read as the max)" : "",
 		"", "count");
 	for (p = 0; p < LAT_NR_PCTS; p++)
 		fprintf(t->f, " %8s", lat_pct_names[p]);
 	fprintf(t->f, " %8s\n", "max");
 	if (style(t) == LIVE) {
-		pct_row(t->f, "interval", iv);
-		pct_row(t->f, "whole run", run);
+		pct_row(t->f, "interval", iv, t->fmt);
+		pct_row(t->f, "whole run", run, t->fmt);
 		/* a screen has room for the bars of one histogram per panel */
 		if (!t->barred && run->count) {
 			bars(t, iv, run);
@@ -276,15 +279,29 @@ static void hist(struct lat_emit *e, const char *key, const char *title,
 	} else {
 		char mn[16], mean[16];
 
-		pct_row(t->f, "whole run", run);
+		pct_row(t->f, "whole run", run, t->fmt);
 		if (run->count) {
-			lat_fmt_ns(mn, sizeof(mn), run->min);
-			lat_fmt_ns(mean, sizeof(mean), run->sum / run->count);
+			t->fmt(mn, sizeof(mn), run->min);
+			t->fmt(mean, sizeof(mean), run->sum / run->count);
 			fprintf(t->f, "    min %s, mean %s (for reference; percentiles are the measure)\n",
 				mn, mean);
 		}
 		bars(t, NULL, run);
 	}
+}
+
+static void hist(struct lat_emit *e, const char *key, const char *title,
+		 const struct lat_hist *iv, const struct lat_hist *run)
+{
+	T(e)->fmt = lat_fmt_ns;
+	draw(e, key, title, iv, run);
+}
+
+static void bytes(struct lat_emit *e, const char *key, const char *title,
+		  const struct lat_hist *iv, const struct lat_hist *run)
+{
+	T(e)->fmt = lat_fmt_bytes;
+	draw(e, key, title, iv, run);
 }
 
 static void scalar(struct text_emit *t, const char *key, const char *v, const char *run)
@@ -362,7 +379,7 @@ static void str(struct lat_emit *e, const char *key, const char *s)
 static const struct lat_emit_ops text_ops = {
 	.obj_begin = obj_begin, .obj_end = obj_end,
 	.list_begin = list_begin, .list_end = list_end,
-	.hist = hist, .count = count, .dur = dur, .num = num, .ids = ids, .pct = pct, .str = str,
+	.hist = hist, .bytes = bytes, .count = count, .dur = dur, .num = num, .ids = ids, .pct = pct, .str = str,
 };
 
 /* with_bars false: LOG lines; true: LIVE frames. Either gives the SUMMARY

@@ -17,6 +17,9 @@
  *   latwork [common] tcp    --for DUR [--count N]
  *       a server and a client thread on 127.0.0.1 exchange 64-byte
  *       messages for DUR (or N round trips). Prints "roundtrips=<n>".
+ *   latwork [common] dio    --file PATH --count N [--write]
+ *       N 4 KiB O_DIRECT reads (or writes) at random aligned offsets of
+ *       PATH (a file or a block device). Prints "ios=<n>".
  * common:
  *   --cpu C        pin to CPU C
  *   --wait         start only on SIGUSR1 (after printing "ready <pid>")
@@ -24,6 +27,7 @@
  *   --comm NAME    set the process name (any bytes, for escaping tests)
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -159,6 +163,40 @@ static int run_burner(void)
 	return 0;
 }
 
+static const char *dio_path;
+static int dio_write;
+
+static int run_dio(void)
+{
+	long long i, n = 0, blocks;
+	off_t size;
+	void *buf;
+	int fd;
+
+	fd = dio_path ? open(dio_path, (dio_write ? O_RDWR : O_RDONLY) | O_DIRECT) : -1;
+	if (fd < 0 || posix_memalign(&buf, 4096, 4096)) {
+		perror("latwork: dio");
+		return 1;
+	}
+	memset(buf, 'x', 4096);
+	size = lseek(fd, 0, SEEK_END);
+	blocks = size / 4096;
+	if (blocks < 1) {
+		fprintf(stderr, "latwork: %s is smaller than 4 KiB\n", dio_path);
+		return 1;
+	}
+	srand((unsigned)getpid());
+	for (i = 0; i < count; i++) {
+		off_t off = (off_t)(rand() % blocks) * 4096;
+
+		if ((dio_write ? pwrite(fd, buf, 4096, off) : pread(fd, buf, 4096, off)) == 4096)
+			n++;
+	}
+	close(fd);
+	printf("ios=%lld\n", n);
+	return 0;
+}
+
 static int listen_fd;
 
 static void *tcp_server(void *arg)
@@ -227,10 +265,14 @@ int main(int argc, char **argv)
 			linger = 1;
 		else if (!strcmp(a, "--fifo"))
 			fifo = 1;
+		else if (!strcmp(a, "--write"))
+			dio_write = 1;
 		else if (!v && a[0] == '-')
 			goto usage;
 		else if (!strcmp(a, "--cpu"))
 			cpu = atoi(v), i++;
+		else if (!strcmp(a, "--file"))
+			dio_path = v, i++;
 		else if (!strcmp(a, "--comm"))
 			prctl(PR_SET_NAME, v), i++;
 		else if (!strcmp(a, "--sleep"))
@@ -271,7 +313,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (count < 0)	/* mode defaults: 1000 sleeps; round trips until --for */
-		count = strcmp(mode, "sleep") ? 1LL << 62 : 1000;
+		count = !strcmp(mode, "sleep") || !strcmp(mode, "dio") ? 1000 : 1LL << 62;
 	if (!strcmp(mode, "sleep"))
 		rc = run_sleep();
 	else if (!strcmp(mode, "hog"))
@@ -280,6 +322,8 @@ int main(int argc, char **argv)
 		rc = run_burner();
 	else if (!strcmp(mode, "tcp"))
 		rc = run_tcp();
+	else if (!strcmp(mode, "dio"))
+		rc = run_dio();
 	else
 		goto usage;
 	fflush(stdout);

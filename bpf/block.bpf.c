@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * block family: device latency (block_rq_issue -> block_rq_complete), queue
+ * latency (block_rq_insert -> issue) and request sizes, per disk and
+ * read / write / other, for the requests a target inserts or issues in its
+ * own context.
+ *
+ * A request is followed from the first of insert or issue that happens in
+ * a target's context (any context, system-wide): its state lives in a hash
+ * keyed by the request's address until it completes. I/O the kernel submits
+ * later from its own threads (writeback, the loop driver's workers,
+ * read-ahead from kthreads) is attributed to those threads, not the target.
+ *
+ * block_rq_insert and block_rq_issue lost their request_queue argument in
+ * 5.11 (commit a54895fa057c "block: remove the request_queue to argument
+ * request based tracepoints"); the loader reads the signature from BTF and
+ * loads the matching programs.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "latbpf/block.h"
+#include "target.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct inflight {
+	__u64 insert_ts;	/* 0: not seen */
+	__u64 issue_ts;
+	__u32 bytes;
+	__u32 _pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LAT_BLK_MAX_INFLIGHT);
+	__type(key, __u64);
+	__type(value, struct inflight);
+} blk_inflight SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, LAT_BLK_MAX_KEYS);
+	__type(key, struct lat_blk_key);
+	__type(value, struct lat_blk_stats);
+} blk_stats SEC(".maps");
+
+/* Never written: the zeroed value new keys are created from. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct lat_blk_stats);
+} blk_zero SEC(".maps");
+
+/* before 5.16 the request pointed at its disk directly */
+struct request___old {
+	struct gendisk *rq_disk;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 rq_dev(struct request *rq)
+{
+	struct gendisk *disk;
+
+	if (bpf_core_field_exists(((struct request___old *)rq)->rq_disk))
+		disk = BPF_CORE_READ((struct request___old *)rq, rq_disk);
+	else
+		disk = BPF_CORE_READ(rq, q, disk);
+	return ((__u32)BPF_CORE_READ(disk, major) << 20) | BPF_CORE_READ(disk, first_minor);
+}
+
+static __always_inline bool current_is_target(void)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	return lat_is_target((__u32)(id >> 32), (__u32)id);
+}
+
+static __always_inline void on_insert(struct request *rq)
+{
+	struct inflight f = {};
+	__u64 key = (__u64)rq;
+
+	if (!current_is_target())
+		return;
+	f.insert_ts = bpf_ktime_get_ns();
+	bpf_map_update_elem(&blk_inflight, &key, &f, BPF_ANY);
+}
+
+static __always_inline void on_issue(struct request *rq)
+{
+	__u64 key = (__u64)rq;
+	struct inflight *f = bpf_map_lookup_elem(&blk_inflight, &key), n = {};
+
+	if (f) {	/* inserted in a target's context */
+		f->issue_ts = bpf_ktime_get_ns();
+		f->bytes = BPF_CORE_READ(rq, __data_len);
+		return;
+	}
+	if (!current_is_target())
+		return;
+	n.issue_ts = bpf_ktime_get_ns();
+	n.bytes = BPF_CORE_READ(rq, __data_len);
+	bpf_map_update_elem(&blk_inflight, &key, &n, BPF_ANY);
+}
+
+SEC("tp_btf/block_rq_insert")
+int BPF_PROG(block_insert, struct request *rq)
+{
+	on_insert(rq);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_insert")
+int BPF_PROG(block_insert_old, struct request_queue *q, struct request *rq)
+{
+	on_insert(rq);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(block_issue, struct request *rq)
+{
+	on_issue(rq);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(block_issue_old, struct request_queue *q, struct request *rq)
+{
+	on_issue(rq);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(block_complete, struct request *rq)
+{
+	struct lat_blk_key k = {};
+	struct lat_blk_stats *s;
+	struct inflight *f;
+	__u64 key = (__u64)rq, now;
+	__u32 zkey = 0, op;
+	void *zero;
+
+	f = bpf_map_lookup_elem(&blk_inflight, &key);
+	if (!f)
+		return 0;
+	if (!f->issue_ts)	/* completed without an issue we saw */
+		goto out;
+	now = bpf_ktime_get_ns();
+	op = BPF_CORE_READ(rq, cmd_flags) & 0xff;	/* REQ_OP_MASK */
+	k.dev = rq_dev(rq);
+	k.op = op == 0 ? LAT_BLK_READ : op == 1 ? LAT_BLK_WRITE : LAT_BLK_OTHER;
+	s = bpf_map_lookup_elem(&blk_stats, &k);
+	if (!s) {
+		zero = bpf_map_lookup_elem(&blk_zero, &zkey);
+		if (!zero)
+			goto out;
+		bpf_map_update_elem(&blk_stats, &k, zero, BPF_NOEXIST);
+		s = bpf_map_lookup_elem(&blk_stats, &k);
+		if (!s)
+			goto out;
+	}
+	lat_hist_record(&s->latency, now - f->issue_ts);
+	if (f->insert_ts && f->insert_ts <= f->issue_ts)
+		lat_hist_record(&s->queue, f->issue_ts - f->insert_ts);
+	lat_hist_record(&s->size, f->bytes);
+out:
+	bpf_map_delete_elem(&blk_inflight, &key);
+	return 0;
+}

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0
+/* block family: loader side of bpf/block.bpf.c. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "lat.h"
+#include "latbpf/block.h"
+#include "block.skel.h"
+
+struct dev_stats {
+	struct lat_blk_key k;
+	char name[32];
+	struct lat_blk_stats now, before;
+};
+
+struct block {
+	struct block_bpf *skel;
+	const struct lat_run *run;
+	struct lat_blk_stats *percpu;	/* one lookup: a value per CPU */
+	struct dev_stats *devs;		/* sorted by key */
+	size_t ndevs, cap;
+	struct lat_blk_stats iv;
+};
+
+static const char *const op_name[LAT_BLK_NR_OPS] = { "read", "write", "other" };
+
+/*
+ * block_rq_insert/issue took (q, rq) before 5.11 and (rq) since: count the
+ * parameters of the tracepoint's BTF prototype, as biolatency does.
+ */
+static bool tp_takes_queue(const struct btf *btf, const char *tp)
+{
+	const struct btf_type *t;
+	char name[64];
+	int id;
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	id = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) : -1;
+	if (id <= 0)
+		return false;
+	t = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);	/* pointer */
+	t = t ? btf__type_by_id(btf, t->type) : NULL;			/* prototype */
+	return t && btf_is_func_proto(t) && btf_vlen(t) == 3;	/* ctx, q, rq */
+}
+
+static int block_open(const struct lat_run *run, void **priv)
+{
+	struct block *b = calloc(1, sizeof(*b));
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool old_insert, old_issue;
+	int err;
+
+	old_insert = tp_takes_queue(btf, "block_rq_insert");
+	old_issue = tp_takes_queue(btf, "block_rq_issue");
+	btf__free(btf);
+	if (!b)
+		return -ENOMEM;
+	b->run = run;
+	b->percpu = calloc(run->ncpus, sizeof(*b->percpu));
+	b->skel = block_bpf__open();
+	if (!b->percpu || !b->skel) {
+		err = b->skel ? -ENOMEM : -errno;
+		goto fail;
+	}
+	b->skel->rodata->lat_targ = run->target;
+	bpf_program__set_autoload(b->skel->progs.block_insert, !old_insert);
+	bpf_program__set_autoload(b->skel->progs.block_insert_old, old_insert);
+	bpf_program__set_autoload(b->skel->progs.block_issue, !old_issue);
+	bpf_program__set_autoload(b->skel->progs.block_issue_old, old_issue);
+	err = block_bpf__load(b->skel);
+	if (err) {
+		fprintf(stderr, "block: load failed: %s\n", strerror(-err));
+		goto fail;
+	}
+	*priv = b;
+	return 0;
+fail:
+	block_bpf__destroy(b->skel);
+	free(b->percpu);
+	free(b);
+	return err;
+}
+
+static int block_attach(void *priv)
+{
+	struct block *b = priv;
+	int err = block_bpf__attach(b->skel);
+
+	if (err)
+		fprintf(stderr, "block: attach failed: %s\n", strerror(-err));
+	return err;
+}
+
+static const char *block_mode(void *priv)
+{
+	return "attached (tp_btf)";
+}
+
+/* The disk's name as in /sys/block, from /sys/dev/block/MAJ:MIN/uevent. */
+static void dev_name(__u32 dev, char *buf, size_t len)
+{
+	char path[64], line[128];
+	FILE *f;
+
+	snprintf(buf, len, "%u:%u", dev >> 20, dev & 0xfffff);
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", dev >> 20, dev & 0xfffff);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "DEVNAME=", 8)) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(buf, len, "%.31s", line + 8);
+			break;
+		}
+	fclose(f);
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct lat_blk_key));
+}
+
+static struct dev_stats *dev_get(struct block *b, const struct lat_blk_key *k)
+{
+	struct dev_stats *d = bsearch(k, b->devs, b->ndevs, sizeof(*d), cmp_key);
+
+	if (d)
+		return d;
+	if (b->ndevs == b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 8;
+		struct dev_stats *n = realloc(b->devs, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		b->devs = n;
+		b->cap = cap;
+	}
+	d = &b->devs[b->ndevs++];
+	memset(d, 0, sizeof(*d));
+	d->k = *k;
+	dev_name(k->dev, d->name, sizeof(d->name));
+	qsort(b->devs, b->ndevs, sizeof(*d), cmp_key);
+	return bsearch(k, b->devs, b->ndevs, sizeof(*d), cmp_key);
+}
+
+static int block_poll(void *priv)
+{
+	struct block *b = priv;
+	int fd = bpf_map__fd(b->skel->maps.blk_stats);
+	struct lat_blk_key key, next, *prev = NULL;
+	struct dev_stats *d;
+	size_t i;
+	int c;
+
+	for (i = 0; i < b->ndevs; i++)
+		b->devs[i].before = b->devs[i].now;
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, b->percpu) || !(d = dev_get(b, &key)))
+			continue;
+		memset(&d->now, 0, sizeof(d->now));
+		for (c = 0; c < b->run->ncpus; c++) {
+			lat_hist_merge(&d->now.latency, &b->percpu[c].latency);
+			lat_hist_merge(&d->now.queue, &b->percpu[c].queue);
+			lat_hist_merge(&d->now.size, &b->percpu[c].size);
+		}
+	}
+	return 0;
+}
+
+static void report_op(struct block *b, struct lat_emit *e, const struct dev_stats *d)
+{
+	const char *op = op_name[d->k.op < LAT_BLK_NR_OPS ? d->k.op : 2];
+
+	lat_hist_delta(&b->iv.latency, &d->now.latency, &d->before.latency);
+	lat_hist_delta(&b->iv.queue, &d->now.queue, &d->before.queue);
+	lat_hist_delta(&b->iv.size, &d->now.size, &d->before.size);
+	e->ops->obj_begin(e, op, op);
+	e->ops->count(e, "count", b->iv.latency.count, d->now.latency.count);
+	e->ops->hist(e, "latency", "device latency (issue -> complete)", &b->iv.latency,
+		     &d->now.latency);
+	e->ops->hist(e, "queue", "queue latency (insert -> issue)", &b->iv.queue,
+		     &d->now.queue);
+	e->ops->bytes(e, "size", "request size", &b->iv.size, &d->now.size);
+	e->ops->obj_end(e);
+}
+
+static void block_report(void *priv, struct lat_emit *e)
+{
+	struct block *b = priv;
+	size_t i, j;
+
+	e->ops->obj_begin(e, "block", "block: the target's disk I/O, per device");
+	e->ops->list_begin(e, "devices", "devices");
+	/* devs is sorted by (dev, op): one item per device, its ops inside */
+	for (i = 0; i < b->ndevs; i = j) {
+		bool active = false;
+
+		for (j = i; j < b->ndevs && b->devs[j].k.dev == b->devs[i].k.dev; j++)
+			active |= e->final || e->live ||
+				  b->devs[j].now.latency.count != b->devs[j].before.latency.count;
+		if (!active)
+			continue;
+		e->ops->obj_begin(e, NULL, NULL);
+		e->ops->str(e, "name", b->devs[i].name);
+		for (j = i; j < b->ndevs && b->devs[j].k.dev == b->devs[i].k.dev; j++)
+			report_op(b, e, &b->devs[j]);
+		e->ops->obj_end(e);
+	}
+	e->ops->list_end(e);
+	e->ops->obj_end(e);
+}
+
+static void block_destroy(void *priv)
+{
+	struct block *b = priv;
+
+	if (!b)
+		return;
+	block_bpf__destroy(b->skel);
+	free(b->percpu);
+	free(b->devs);
+	free(b);
+}
+
+const struct lat_module_ops lat_block_ops = {
+	.name = "block",
+	.open = block_open,
+	.attach = block_attach,
+	.mode = block_mode,
+	.poll = block_poll,
+	.report = block_report,
+	.destroy = block_destroy,
+};

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# block ground truth on a loop device (a deterministic name): a target's N
+# O_DIRECT reads and writes are attributed to it, a neighbour's are not, and
+# libbpf-tools' biolatency, run at the same time, agrees on the device.
+. "$(dirname "$0")/lib.sh"
+need_root
+command -v losetup >/dev/null || { echo "1..0 # SKIP losetup missing"; exit 0; }
+IMG=$(mktemp /var/tmp/latbpf-block.XXXXXX)
+truncate -s 64M "$IMG"
+LOOP=$(losetup -f --show --direct-io=on "$IMG") || { echo "1..0 # SKIP no loop device"; rm -f "$IMG"; exit 0; }
+DEV=$(basename "$LOOP")
+trap 'losetup -d "$LOOP"; rm -f "$IMG"; cleanup' EXIT
+ok 0 "loop device $DEV on $IMG"
+N=400
+dev=".block.devices[] | select(.name == \"$DEV\")"
+
+# Phase 1: the target reads and writes; a neighbour reads the same device.
+start_work t1 --linger dio --file "$LOOP" --count $N
+start_latbpf t1 --pid "$WORK_PID" --probes block --no-tui --json "$T/t1.json"
+timeout 60 "$LATWORK" dio --file "$LOOP" --count 300 >"$T/neighbour" &
+nb=$!
+kill -USR1 "$WORK_PID"
+wait_for "$T/t1.work" '^ios=' 60
+wait $nb
+"$LATWORK" dio --file "$LOOP" --count 1 >/dev/null	# not the target either
+kill -TERM "$WORK_PID"
+start_work t1w --linger dio --file "$LOOP" --count 100 --write
+stop "$LAT_PID"
+kill -TERM "$WORK_PID" 2>/dev/null
+reads=$(final "$T/t1.json" "$dev | .read.count")
+size=$(final "$T/t1.json" "$dev | .read.size.p50")
+others=$(final "$T/t1.json" "[.block.devices[] | select(.name != \"$DEV\")] | length")
+diag "phase 1: target reads $reads of $N on $DEV (neighbour did $(cat "$T/neighbour")); size p50 $size; other devices $others"
+check "the target's $N reads are attributed to it ($reads)" between "$reads" $N $((N + 2))
+check "its requests are 4 KiB ($size bytes; slot holds 4096)" between "$size" 4096 4351
+check "the loop driver's own I/O on the backing disk is not the target's ($others devices)" test "$others" = 0
+
+# Phase 2: writes of a traced target
+start_work t2 --linger dio --file "$LOOP" --count 100 --write
+start_latbpf t2 --pid "$WORK_PID" --probes block --no-tui --json "$T/t2.json"
+kill -USR1 "$WORK_PID"
+wait_for "$T/t2.work" '^ios=' 60
+stop "$LAT_PID"
+kill -TERM "$WORK_PID"
+w=$(final "$T/t2.json" "$dev | .write.count")
+r=$(final "$T/t2.json" "$dev | .read.count // 0")
+check "100 O_DIRECT writes counted as writes ($w), no reads ($r)" test "$w,$r" = "100,0"
+
+# Phase 3: biolatency on the same device at the same time
+command -v biolatency >/dev/null || { diag "biolatency missing: cross-check skipped"; done_testing; }
+start_work t3 --linger dio --file "$LOOP" --count 1000
+start_latbpf t3 --pid "$WORK_PID" --probes block --no-tui --json "$T/t3.json"
+timeout -s INT 90 stdbuf -oL biolatency -D >"$T/bio" 2>&1 &
+bio=$!
+_pids+=($bio)
+wait_for "$T/bio" 'Tracing' 15
+kill -USR1 "$WORK_PID"
+wait_for "$T/t3.work" '^ios=' 60
+stop "$LAT_PID"
+stop "$bio"
+kill -TERM "$WORK_PID"
+read -r bcount blo bhi <<<"$(awk -v d="$DEV" '
+	/^disk = / { on = ($3 == d) } on && /->/ { lo[n] = $1; hi[n] = $3; c[n] = $5; tot += $5; n++ }
+	END { s = 0; for (i = 0; i < n; i++) { s += c[i]; if (s >= tot / 2) { print tot, lo[i] * 1000, (hi[i] + 1) * 1000; exit } } print tot, 0, 0 }' "$T/bio")"
+count=$(final "$T/t3.json" "$dev | .read.count")
+p50=$(final "$T/t3.json" "$dev | .read.latency.p50")
+diag "phase 3: latbpf $count reads, p50 $p50 ns | biolatency $bcount, p50 in [$blo, $bhi) ns"
+check "biolatency's count on $DEV ($bcount) within 5% of latbpf's ($count)" \
+	between "$bcount" "$((count * 95 / 100))" "$((count * 105 / 100))"
+check "p50 $p50 within one log2 bucket of biolatency's [$blo, $bhi)" \
+	between "$p50" "$((blo / 2))" "$((bhi * 2))"
+done_testing
