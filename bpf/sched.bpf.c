@@ -30,6 +30,7 @@
 #include "compat.bpf.h"
 #include "clock.bpf.h"
 #include "hiccup.bpf.h"
+#include "fault.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -45,6 +46,7 @@ struct task_st {
 	__u32 kind;
 	__u32 _pad;
 	struct hc_task hc;	/* the hiccup family's */
+	struct fault_task ft;	/* the fault family's */
 };
 
 struct {
@@ -266,6 +268,34 @@ static __always_inline int do_switch(bool preempt, struct task_struct *prev,
 	if (btf && en_hiccup)
 		hiccup_on_switch(preempt, prev, next, sp ? &sp->hc : NULL,
 				 sn ? &sn->hc : NULL, tnext, &clock);
+	if (btf && en_fault)
+		fault_on_switch(preempt, prev, sp ? &sp->ft : NULL, sn ? &sn->ft : NULL,
+				&clock);
+	return 0;
+}
+
+/* The fault family's own tracepoints (x86): see bpf/fault.bpf.h. */
+SEC("tp_btf/page_fault_user")
+int BPF_PROG(fault_user, unsigned long address, struct pt_regs *regs,
+	     unsigned long error_code)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct task_st *st;
+
+	if (!TARGET(true, t))
+		return 0;
+	st = st_get(t, t->pid, true);
+	fault_on_entry(st ? &st->ft : NULL, regs, error_code);
+	return 0;
+}
+
+SEC("tp_btf/mm_filemap_fault")
+int BPF_PROG(fault_filemap)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+
+	if (TARGET(true, t))
+		fault_on_filemap();
 	return 0;
 }
 

@@ -20,6 +20,13 @@
  *   latwork [common] dio    --file PATH --count N [--write]
  *       N 4 KiB O_DIRECT reads (or writes) at random aligned offsets of
  *       PATH (a file or a block device). Prints "ios=<n>".
+ *   latwork [common] touch  --count N
+ *       maps N fresh anonymous pages (no transparent huge pages) and writes
+ *       one byte to each: N page faults. Prints "touched=<n>".
+ *   latwork [common] mmapread --file PATH --count N
+ *       drops PATH from the page cache (POSIX_FADV_DONTNEED), maps it with
+ *       MADV_RANDOM and reads one byte of N random distinct pages. Prints
+ *       "pages=<n> majflt=<getrusage delta> minflt=<delta>".
  * common:
  *   --cpu C        pin to CPU C
  *   --wait         start only on SIGUSR1 (after printing "ready <pid>")
@@ -36,6 +43,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -197,6 +205,68 @@ static int run_dio(void)
 	return 0;
 }
 
+static int run_touch(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, (size_t)(count * pg), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long long i;
+
+	if (p == MAP_FAILED) {
+		perror("latwork: mmap");
+		return 1;
+	}
+	madvise(p, (size_t)(count * pg), MADV_NOHUGEPAGE);
+	for (i = 0; i < count; i++)
+		p[i * pg] = 1;
+	printf("touched=%lld\n", count);
+	return 0;
+}
+
+static int run_mmapread(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	struct rusage a, b;
+	long long i, npages, n = 0;
+	volatile char sink;
+	char *seen, *p;
+	off_t size;
+	int fd = dio_path ? open(dio_path, O_RDONLY) : -1;
+
+	if (fd < 0) {
+		perror("latwork: mmapread");
+		return 1;
+	}
+	size = lseek(fd, 0, SEEK_END);
+	npages = size / pg;
+	if (count > npages)
+		count = npages;
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	p = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
+	seen = calloc((size_t)npages, 1);
+	if (p == MAP_FAILED || !seen) {
+		perror("latwork: mmap");
+		return 1;
+	}
+	madvise(p, (size_t)size, MADV_RANDOM);
+	srand((unsigned)getpid());
+	getrusage(RUSAGE_SELF, &a);
+	for (i = 0; i < count; ) {
+		long long k = rand() % npages;
+
+		if (seen[k])
+			continue;
+		seen[k] = 1;
+		sink = p[k * pg];
+		i++;
+	}
+	getrusage(RUSAGE_SELF, &b);
+	(void)sink;
+	n = b.ru_majflt - a.ru_majflt;
+	printf("pages=%lld majflt=%lld minflt=%ld\n", count, n, b.ru_minflt - a.ru_minflt);
+	return 0;
+}
+
 static int listen_fd;
 
 static void *tcp_server(void *arg)
@@ -313,7 +383,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (count < 0)	/* mode defaults: 1000 sleeps; round trips until --for */
-		count = !strcmp(mode, "sleep") || !strcmp(mode, "dio") ? 1000 : 1LL << 62;
+		count = strcmp(mode, "tcp") && strcmp(mode, "hog") ? 1000 : 1LL << 62;
 	if (!strcmp(mode, "sleep"))
 		rc = run_sleep();
 	else if (!strcmp(mode, "hog"))
@@ -324,6 +394,10 @@ int main(int argc, char **argv)
 		rc = run_tcp();
 	else if (!strcmp(mode, "dio"))
 		rc = run_dio();
+	else if (!strcmp(mode, "touch"))
+		rc = run_touch();
+	else if (!strcmp(mode, "mmapread"))
+		rc = run_mmapread();
 	else
 		goto usage;
 	fflush(stdout);

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/* fault family: loader side of bpf/fault.bpf.h (in the shared scheduler
+ * object, src/schedcore.c). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "lat.h"
+#include "latbpf/fault.h"
+#include "schedcore.h"
+#include "sched.skel.h"
+
+struct fault {
+	const struct lat_run *run;
+	struct sched_bpf *skel;
+	bool has_tp, has_filemap;
+	struct lat_fault_cpu *percpu;
+	struct lat_fault_cpu now, before;
+	struct lat_hist iv_stall;
+	__u64 t0, t_now, t_before;
+};
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+static void fault_configure(struct sched_bpf *skel, void *priv, bool btf)
+{
+	struct fault *f = priv;
+
+	if (!btf || !f->has_tp)
+		return;	/* stays off: attach says why */
+	skel->rodata->en_fault = true;
+	bpf_program__set_autoload(skel->progs.fault_user, true);
+	bpf_program__set_autoload(skel->progs.fault_filemap, f->has_filemap);
+}
+
+static bool has_tracepoint(const struct btf *btf, const char *tp)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) > 0;
+}
+
+static int fault_open(const struct lat_run *run, void **priv)
+{
+	struct fault *f = calloc(1, sizeof(*f));
+	struct btf *btf;
+	int err;
+
+	if (!f)
+		return -ENOMEM;
+	f->run = run;
+	f->percpu = calloc(run->ncpus, sizeof(*f->percpu));
+	err = f->percpu ? lat_schedcore_join(run->schedcore, fault_configure, f) : -ENOMEM;
+	if (err) {
+		free(f->percpu);
+		free(f);
+		return err;
+	}
+	btf = btf__load_vmlinux_btf();
+	f->has_tp = has_tracepoint(btf, "page_fault_user");
+	f->has_filemap = has_tracepoint(btf, "mm_filemap_fault");
+	btf__free(btf);
+	*priv = f;
+	return 0;
+}
+
+static int fault_attach(void *priv)
+{
+	struct fault *f = priv;
+	int err = lat_schedcore_attach(f->run->schedcore);
+
+	if (err)
+		return err;
+	if (!f->has_tp) {
+		fprintf(stderr, "fault: no exceptions:page_fault_user tracepoint "
+			"(it exists on x86 only)\n");
+		return -ENOTSUP;
+	}
+	if (!f->run->schedcore->btf) {
+		fprintf(stderr, "fault: needs tp_btf programs and task storage (kernel >= 5.15)\n");
+		return -ENOTSUP;
+	}
+	f->skel = f->run->schedcore->skel;
+	f->t0 = f->t_now = mono_ns();
+	return 0;
+}
+
+static const char *fault_mode(void *priv)
+{
+	return ((struct fault *)priv)->has_filemap ? "attached (tp_btf)" :
+		"attached (tp_btf; no filemap:mm_filemap_fault)";
+}
+
+static int fault_poll(void *priv)
+{
+	struct fault *f = priv;
+	__u32 key = 0;
+	int c;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(f->skel->maps.fault_cpu), &key, f->percpu))
+		return -errno;
+	f->before = f->now;
+	memset(&f->now, 0, sizeof(f->now));
+	for (c = 0; c < f->run->ncpus; c++) {
+		const struct lat_fault_cpu *p = &f->percpu[c];
+
+		f->now.faults += p->faults;
+		f->now.read += p->read;
+		f->now.write += p->write;
+		f->now.instr += p->instr;
+		f->now.filemap += p->filemap;
+		f->now.stalls += p->stalls;
+		lat_hist_merge(&f->now.stall, &p->stall);
+	}
+	lat_hist_delta(&f->iv_stall, &f->now.stall, &f->before.stall);
+	f->t_before = f->t_now;
+	f->t_now = mono_ns();
+	return 0;
+}
+
+static void fault_report(void *priv, struct lat_emit *e)
+{
+	struct fault *f = priv;
+	const struct lat_fault_cpu *n = &f->now, *b = &f->before;
+	__u64 iv_ns = f->t_now - f->t_before, run_ns = f->t_now - f->t0;
+
+	e->ops->obj_begin(e, "fault", "fault: the target's user page faults");
+	e->ops->count(e, "count", n->faults - b->faults, n->faults);
+	e->ops->count(e, "rate_per_s",
+		      iv_ns ? (n->faults - b->faults) * 1000000000ULL / iv_ns : 0,
+		      run_ns ? n->faults * 1000000000ULL / run_ns : 0);
+	e->ops->count(e, "read", n->read - b->read, n->read);
+	e->ops->count(e, "write", n->write - b->write, n->write);
+	e->ops->count(e, "instr", n->instr - b->instr, n->instr);
+	e->ops->count(e, "filemap", n->filemap - b->filemap, n->filemap);
+	e->ops->hist(e, "stalls", "fault stalls (fault entry -> back on CPU, when it slept)",
+		     &f->iv_stall, &n->stall);
+	e->ops->obj_end(e);
+}
+
+static void fault_destroy(void *priv)
+{
+	struct fault *f = priv;
+
+	if (!f)
+		return;
+	lat_schedcore_leave(f->run->schedcore);
+	free(f->percpu);
+	free(f);
+}
+
+const struct lat_module_ops lat_fault_ops = {
+	.name = "fault",
+	.open = fault_open,
+	.attach = fault_attach,
+	.mode = fault_mode,
+	.poll = fault_poll,
+	.report = fault_report,
+	.destroy = fault_destroy,
+};

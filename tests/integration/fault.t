@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# fault ground truth: N fresh anonymous page touches are N write faults;
+# mmap reads of a file dropped from the page cache are major faults
+# (counted by the thread's own getrusage) whose stalls latbpf times, in the
+# range of the disk's own read latency measured by the block family.
+. "$(dirname "$0")/lib.sh"
+need_root
+bpftool btf dump file /sys/kernel/btf/vmlinux format raw 2>/dev/null | grep -q "'btf_trace_page_fault_user'" ||
+	{ echo "1..0 # SKIP no exceptions:page_fault_user tracepoint (x86 only)"; exit 0; }
+N=5000
+start_work touch --linger touch --count $N
+start_latbpf touch --pid "$WORK_PID" --probes fault --no-tui --json "$T/touch.json"
+kill -USR1 "$WORK_PID"
+wait_for "$T/touch.work" '^touched=' 20
+stop "$LAT_PID"
+kill -TERM "$WORK_PID"
+n=$(final "$T/touch.json" .fault.count)
+w=$(final "$T/touch.json" .fault.write)
+diag "touch: $N pages -> $n faults, $w writes; probes.fault: $(final "$T/touch.json" .probes.fault)"
+check "$N page touches: faults ($n) in [$N, $N + 64]" between "$n" $N $((N + 64))
+check "... of which writes ($w) >= $N" num_le $N "$w"
+check "... no stalls: anonymous zero pages need no I/O" \
+	test "$(final "$T/touch.json" .fault.stalls.count)" -le 3
+
+DATA=$(mktemp /var/tmp/latbpf-fault.XXXXXX)
+dd if=/dev/urandom of="$DATA" bs=1M count=64 status=none && sync
+start_work mm --linger mmapread --file "$DATA" --count 500
+start_latbpf mm --pid "$WORK_PID" --probes fault,block --no-tui --json "$T/mm.json"
+kill -USR1 "$WORK_PID"
+wait_for "$T/mm.work" '^pages=' 60
+stop "$LAT_PID"
+kill -TERM "$WORK_PID"
+rm -f "$DATA"
+maj=$(sed -n 's/.*majflt=\([0-9]*\).*/\1/p' "$T/mm.work")
+stalls=$(final "$T/mm.json" .fault.stalls.count)
+fm=$(final "$T/mm.json" .fault.filemap)
+sp50=$(final "$T/mm.json" .fault.stalls.p50)
+dp50=$(final "$T/mm.json" '[.block.devices[] | select(.read.count > 0) | .read.latency.p50] | max')
+diag "mmapread: majflt $maj (getrusage) | stalls $stalls p50 $sp50 | filemap $fm | disk read p50 $dp50"
+check "the kernel served major faults ($maj of 500)" num_le 450 "$maj"
+check "stalls recorded for most major faults ($stalls of $maj, >= 80%)" num_le "$((maj * 8 / 10))" "$stalls"
+check "... not for more faults than there were (<= $maj + 5)" num_le "$stalls" "$((maj + 5))"
+check "file-backed faults through the page cache ($fm) >= major faults" num_le "$maj" "$fm"
+check "stall p50 ($sp50) >= the disk's read p50 ($dp50): it includes the read" num_le "$dp50" "$sp50"
+check "stall p50 ($sp50) <= 4 x the disk's read p50 + 200 us" num_le "$sp50" "$((dp50 * 4 + 200000))"
+done_testing
