@@ -9,8 +9,8 @@ COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 # A new probe family is one bpf/X.bpf.c, one src/X.c and one word in both
 # lists; a family riding on the scheduler tracepoints (hiccup) is a
 # bpf/X.bpf.h that bpf/sched.bpf.c includes, and a word in FAMILIES only.
-FAMILIES := sched hiccup fault block
-BPF_OBJS := sched block
+FAMILIES := sched hiccup fault block tcp
+BPF_OBJS := sched block tcp
 
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
 	-e 's/ppc64le/powerpc/' -e 's/riscv64/riscv/' -e 's/s390x/s390/')

@@ -27,6 +27,13 @@
  *       drops PATH from the page cache (POSIX_FADV_DONTNEED), maps it with
  *       MADV_RANDOM and reads one byte of N random distinct pages. Prints
  *       "pages=<n> majflt=<getrusage delta> minflt=<delta>".
+ *   latwork [common] tcpserver --port P [--host A] [--for DUR]
+ *       echoes every connection to A:P (default 127.0.0.1), one at a time,
+ *       for DUR (default 10 s). Prints "listening".
+ *   latwork [common] tcpclient --port P [--host A] --count N [--connects] [--for DUR]
+ *       N round trips of 64 bytes on one connection (--for bounds them in
+ *       time), or with --connects N connect+close. Prints "roundtrips=<n>"
+ *       or "connects=<n>"; the connection stays open until exit (--linger).
  * common:
  *   --cpu C        pin to CPU C
  *   --wait         start only on SIGUSR1 (after printing "ready <pid>")
@@ -267,6 +274,74 @@ static int run_mmapread(void)
 	return 0;
 }
 
+static const char *tcp_host = "127.0.0.1";
+static int tcp_port, tcp_connects;
+
+static int addr_of(struct sockaddr_in *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->sin_family = AF_INET;
+	a->sin_port = htons((unsigned short)tcp_port);
+	return inet_pton(AF_INET, tcp_host, &a->sin_addr) == 1 ? 0 : -1;
+}
+
+static int run_tcpserver(void)
+{
+	struct sockaddr_in a;
+	char buf[64];
+	int l, fd, one = 1;
+	ssize_t n;
+
+	l = socket(AF_INET, SOCK_STREAM, 0);
+	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (addr_of(&a) || bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 128)) {
+		perror("latwork: tcpserver");
+		return 1;
+	}
+	alarm((unsigned)(for_ns / 1000000000LL) + 1);	/* stops by itself */
+	printf("listening\n");
+	fflush(stdout);
+	while ((fd = accept(l, NULL, NULL)) >= 0) {
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			if (write(fd, buf, (size_t)n) != n)
+				break;
+		close(fd);
+	}
+	return 0;
+}
+
+static int run_tcpclient(void)
+{
+	long long i, n = 0, end = now_ns() + for_ns;
+	struct sockaddr_in a;
+	char buf[64] = "latwork";
+	int fd = -1, one = 1;
+
+	if (addr_of(&a))
+		return 2;
+	for (i = 0; i < count && now_ns() < end; i++) {
+		if (fd < 0 || tcp_connects) {
+			if (fd >= 0)
+				close(fd);
+			fd = socket(AF_INET, SOCK_STREAM, 0);
+			if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a))) {
+				perror("latwork: connect");
+				return 1;
+			}
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+			if (tcp_connects) {
+				n++;
+				continue;
+			}
+		}
+		if (write(fd, buf, sizeof(buf)) != sizeof(buf) || read(fd, buf, sizeof(buf)) <= 0)
+			break;
+		n++;
+	}
+	printf(tcp_connects ? "connects=%lld\n" : "roundtrips=%lld\n", n);
+	return 0;	/* fd stays open: ss can read its RTT while we linger */
+}
+
 static int listen_fd;
 
 static void *tcp_server(void *arg)
@@ -337,10 +412,16 @@ int main(int argc, char **argv)
 			fifo = 1;
 		else if (!strcmp(a, "--write"))
 			dio_write = 1;
+		else if (!strcmp(a, "--connects"))
+			tcp_connects = 1;
 		else if (!v && a[0] == '-')
 			goto usage;
 		else if (!strcmp(a, "--cpu"))
 			cpu = atoi(v), i++;
+		else if (!strcmp(a, "--port"))
+			tcp_port = atoi(v), i++;
+		else if (!strcmp(a, "--host"))
+			tcp_host = v, i++;
 		else if (!strcmp(a, "--file"))
 			dio_path = v, i++;
 		else if (!strcmp(a, "--comm"))
@@ -383,7 +464,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (count < 0)	/* mode defaults: 1000 sleeps; round trips until --for */
-		count = strcmp(mode, "tcp") && strcmp(mode, "hog") ? 1000 : 1LL << 62;
+		count = strcmp(mode, "tcp") && strcmp(mode, "hog") &&
+			strcmp(mode, "tcpserver") ? 1000 : 1LL << 62;
 	if (!strcmp(mode, "sleep"))
 		rc = run_sleep();
 	else if (!strcmp(mode, "hog"))
@@ -394,6 +476,10 @@ int main(int argc, char **argv)
 		rc = run_tcp();
 	else if (!strcmp(mode, "dio"))
 		rc = run_dio();
+	else if (!strcmp(mode, "tcpserver"))
+		rc = run_tcpserver();
+	else if (!strcmp(mode, "tcpclient"))
+		rc = run_tcpclient();
 	else if (!strcmp(mode, "touch"))
 		rc = run_touch();
 	else if (!strcmp(mode, "mmapread"))

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tcp family: smoothed RTT, connect latency and retransmits of the target's
+ * TCP sockets, from tracepoints only (tcprtt and tcpconnlat need kprobes or
+ * fentry).
+ *
+ * A socket is the target's once the target uses it in process context:
+ * connect (inet_sock_set_state to SYN_SENT), send (tcp_sendmsg_locked) or
+ * receive (tcp_rcv_space_adjust runs in recvmsg). The mark lives in
+ * socket-local storage, freed by the kernel with the socket. Later events
+ * arrive in softirq context, where "current" means nothing: they are
+ * attributed through the mark. System-wide, every TCP socket counts.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "latbpf/tcp.h"
+#include "target.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define TCP_ESTABLISHED 1
+#define TCP_SYN_SENT 2
+#define IPPROTO_TCP 6
+
+struct sk_mark {
+	__u64 connect_ts;	/* SYN_SENT seen, 0 otherwise */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct sk_mark);
+} tcp_marks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct lat_tcp_cpu);
+} tcp_cpu SEC(".maps");
+
+static __always_inline struct lat_tcp_cpu *cpu_get(void)
+{
+	__u32 k = 0;
+
+	return bpf_map_lookup_elem(&tcp_cpu, &k);
+}
+
+static __always_inline bool current_is_target(void)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	return lat_is_target((__u32)(id >> 32), (__u32)id);
+}
+
+static __always_inline bool system_wide(void)
+{
+	return lat_targ.n_tgids == 0 && lat_targ.n_tids == 0;
+}
+
+/* The socket's mark: created when the target uses it in process context. */
+static __always_inline struct sk_mark *mark(struct sock *sk, bool in_target)
+{
+	struct sk_mark *m = bpf_sk_storage_get(&tcp_marks, sk, NULL, 0);
+	struct lat_tcp_cpu *c;
+
+	if (m || !in_target)
+		return m;
+	m = bpf_sk_storage_get(&tcp_marks, sk, NULL, BPF_SK_STORAGE_GET_F_CREATE);
+	if (m && (c = cpu_get()))
+		c->sockets++;
+	return m;
+}
+
+SEC("tp_btf/tcp_sendmsg_locked")
+int BPF_PROG(tcp_send, struct sock *sk)
+{
+	mark(sk, current_is_target());
+	return 0;
+}
+
+SEC("tp_btf/tcp_rcv_space_adjust")
+int BPF_PROG(tcp_recv, struct sock *sk)
+{
+	mark(sk, current_is_target());
+	return 0;
+}
+
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(tcp_state, struct sock *sk, int oldstate, int newstate)
+{
+	struct lat_tcp_cpu *c;
+	struct sk_mark *m;
+
+	if (sk->sk_protocol != IPPROTO_TCP)
+		return 0;
+	if (newstate == TCP_SYN_SENT) {	/* connect(), in the caller's context */
+		m = mark(sk, current_is_target());
+		if (m)
+			m->connect_ts = bpf_ktime_get_ns();
+		return 0;
+	}
+	if (oldstate != TCP_SYN_SENT || newstate != TCP_ESTABLISHED)
+		return 0;
+	m = bpf_sk_storage_get(&tcp_marks, sk, NULL, 0);
+	if (!m || !m->connect_ts || !(c = cpu_get()))
+		return 0;
+	lat_hist_record(&c->connect, bpf_ktime_get_ns() - m->connect_ts);
+	m->connect_ts = 0;
+	return 0;
+}
+
+SEC("tp_btf/tcp_probe")
+int BPF_PROG(tcp_rtt, struct sock *sk)
+{
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct lat_tcp_cpu *c;
+	__u32 srtt;
+
+	if (!system_wide() && !bpf_sk_storage_get(&tcp_marks, sk, NULL, 0))
+		return 0;
+	srtt = BPF_CORE_READ(tp, srtt_us) >> 3;	/* kept << 3, in us */
+	if (srtt && (c = cpu_get()))
+		lat_hist_record(&c->rtt, (__u64)srtt * 1000);
+	return 0;
+}
+
+static __always_inline void retransmit(struct sock *sk, int err)
+{
+	struct lat_tcp_cpu *c;
+
+	if (!system_wide() && !bpf_sk_storage_get(&tcp_marks, sk, NULL, 0))
+		return;
+	if (!(c = cpu_get()))
+		return;
+	/* the kernel's TcpRetransSegs counts only those that went out */
+	if (err)
+		c->retransmit_failed++;
+	else
+		c->retransmits++;
+}
+
+/* Recent kernels (6.18 here) pass the transmit error as a third argument
+ * and fire for failed attempts too; where the prototype has no error, every
+ * event counts as a retransmit. The loader picks the variant from the
+ * tracepoint's BTF prototype. */
+SEC("tp_btf/tcp_retransmit_skb")
+int BPF_PROG(tcp_retrans, struct sock *sk, struct sk_buff *skb, int err)
+{
+	retransmit(sk, err);
+	return 0;
+}
+
+SEC("tp_btf/tcp_retransmit_skb")
+int BPF_PROG(tcp_retrans_old, struct sock *sk)
+{
+	retransmit(sk, 0);
+	return 0;
+}

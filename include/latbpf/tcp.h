@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Map value types of the tcp family: bpf/tcp.bpf.c and src/tcp.c. */
+#ifndef LATBPF_TCP_H
+#define LATBPF_TCP_H
+
+#include "latbpf/hist.h"
+
+/* Per CPU (per-CPU array, key 0). */
+struct lat_tcp_cpu {
+	__u64 retransmits;	/* tcp:tcp_retransmit_skb that went out (TcpRetransSegs) */
+	__u64 retransmit_failed;	/* ... that failed to go out (err != 0) */
+	__u64 sockets;		/* sockets tied to the target */
+	__u64 _pad;
+	struct lat_hist rtt;	/* smoothed RTT at each tcp:tcp_probe, ns */
+	struct lat_hist connect;	/* SYN_SENT -> ESTABLISHED, ns */
+};
+_Static_assert(sizeof(struct lat_tcp_cpu) == 32 + 2 * sizeof(struct lat_hist),
+	       "lat_tcp_cpu layout is shared with BPF");
+
+#endif

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# tcp ground truth, tracepoints only: the RTT of the target's socket agrees
+# with the kernel's own (ss -ti), N connects are N connect samples, and
+# retransmits forced inside network namespaces made here match the kernel's
+# TcpRetransSegs of the client's namespace. The server is another process and
+# is never counted.
+. "$(dirname "$0")/lib.sh"
+need_root
+W=$(cd "$(dirname "$LATWORK")" && pwd)/latwork
+PORT=$((20000 + $$ % 20000))
+
+# 1. RTT against ss, on loopback
+timeout 30 "$W" --cpu 1 tcpserver --port $PORT --for 20s >"$T/srv" &
+_pids+=($!)
+wait_for "$T/srv" '^listening' 10
+# srtt is a moving average and loopback RTT has two regimes (client and
+# server on one CPU or on two): both are pinned to CPU 1, and the kernel's
+# value is read ten times during a 3 s run; its median is the reference
+start_work rtt --linger --cpu 1 tcpclient --port $PORT --count 100000000 --for 3s
+start_latbpf rtt --pid "$WORK_PID" --probes tcp --no-tui --json "$T/rtt.json"
+kill -USR1 "$WORK_PID"
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	sleep 0.25
+	ss -tinH dst 127.0.0.1:$PORT | grep -o ' rtt:[0-9.]*' | head -1 | cut -d: -f2
+done >"$T/ss"
+wait_for "$T/rtt.work" '^roundtrips=' 30
+ssrtt=$(sort -n "$T/ss" | sed -n 5p)
+stop "$LAT_PID"
+kill -TERM "$WORK_PID"
+p50=$(final "$T/rtt.json" .tcp.rtt.p50)
+n=$(final "$T/rtt.json" .tcp.rtt.count)
+socks=$(final "$T/rtt.json" .tcp.sockets)
+ss_ns=$(awk -v r="$ssrtt" 'BEGIN { printf "%d", r * 1e6 }')
+# the slot holding ss's value, plus 20 %
+tol=$(awk -v v="$ss_ns" 'BEGIN { w = 2 ^ (int(log(v) / log(2)) - 4); printf "%d", w + 0.2 * v }')
+diag "rtt: $(cat "$T/rtt.work" | tail -1); latbpf n=$n p50=$p50 ns; ss rtt (ms) $(tr '\n' ' ' <"$T/ss")-> median $ssrtt; sockets $socks"
+check "rtt: samples from the target's socket ($n >= 1000)" num_le 1000 "$n"
+check "rtt: only the client's socket is the target's ($socks)" test "$socks" = 1
+check "rtt: p50 $p50 ns agrees with ss's median $ss_ns ns within slot + 20% ($tol)" \
+	between "$p50" "$((ss_ns - tol))" "$((ss_ns + tol))"
+
+# 2. connects
+start_work con --linger tcpclient --port $PORT --count 200 --connects
+start_latbpf con --pid "$WORK_PID" --probes tcp --no-tui --json "$T/con.json"
+kill -USR1 "$WORK_PID"
+wait_for "$T/con.work" '^connects=' 30
+stop "$LAT_PID"
+kill -TERM "$WORK_PID"
+c=$(final "$T/con.json" .tcp.connect.count)
+cp50=$(final "$T/con.json" .tcp.connect.p50)
+diag "connects: 200 -> $c samples, p50 $cp50 ns"
+check "200 connects give 200 connect samples ($c)" test "$c" = 200
+check "connect p50 is a loopback handshake (< 5 ms: $cp50)" num_le "$cp50" 5000000
+
+# 3. retransmits: client in namespace A, server in B, joined by a veth; B's
+# end goes down for 1.2 s in the middle of the exchange
+A=latbpf-ta$$ B=latbpf-tb$$
+ip netns add $A && ip netns add $B && ip link add lva$$ type veth peer name lvb$$ &&
+	ip link set lva$$ netns $A && ip link set lvb$$ netns $B &&
+	ip -n $A addr add 10.211.0.1/24 dev lva$$ && ip -n $B addr add 10.211.0.2/24 dev lvb$$ &&
+	ip -n $A link set lva$$ up && ip -n $B link set lvb$$ up
+ok $? "namespaces $A and $B joined by a veth"
+trap 'ip netns del $A 2>/dev/null; ip netns del $B 2>/dev/null; cleanup' EXIT
+retrans() { ip netns exec $A awk '/^Tcp:/ { if (!n++) for (i = 1; i <= NF; i++) h[i] = $i;
+	else for (i = 1; i <= NF; i++) if (h[i] == "RetransSegs") print $i }' /proc/net/snmp; }
+timeout 30 ip netns exec $B "$W" tcpserver --host 10.211.0.2 --port $PORT --for 15s >"$T/srv2" &
+_pids+=($!)
+wait_for "$T/srv2" '^listening' 10
+timeout 60 ip netns exec $A "$W" --wait --linger tcpclient --host 10.211.0.2 --port $PORT \
+	--count 100000000 --for 4s >"$T/rt.work" 2>&1 &
+_pids+=($!)
+wait_for "$T/rt.work" '^ready' 10
+WORK_PID=$(sed -n 's/^ready //p' "$T/rt.work")
+start_latbpf rt --pid "$WORK_PID" --probes tcp --no-tui --json "$T/rt.json"
+r0=$(retrans)
+kill -USR1 "$WORK_PID"
+sleep 1
+ip -n $B link set lvb$$ down
+sleep 1.2
+ip -n $B link set lvb$$ up
+wait_for "$T/rt.work" '^roundtrips=' 30
+r1=$(retrans)
+stop "$LAT_PID"
+kill -TERM "$WORK_PID"
+got=$(final "$T/rt.json" .tcp.retransmits)
+failed=$(final "$T/rt.json" .tcp.retransmit_failed)
+diag "retransmits: kernel TcpRetransSegs delta in $A $((r1 - r0)), latbpf $got (+ $failed attempts that failed); $(cat "$T/rt.work" | tail -1)"
+check "retransmits were forced (kernel counted $((r1 - r0)))" num_le 1 "$((r1 - r0))"
+check "latbpf's retransmits ($got) = the kernel's delta ($((r1 - r0))) +- 1" \
+	between "$got" "$((r1 - r0 - 1))" "$((r1 - r0 + 1))"
+done_testing
