@@ -42,6 +42,54 @@ struct {
 	__type(value, struct lat_tcp_cpu);
 } tcp_cpu SEC(".maps");
 
+const volatile bool per_remote = false;
+
+/* --per-remote; the loader shrinks it to one entry when off */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, LAT_TCP_MAX_REMOTES);
+	__type(key, struct lat_tcp_remote_key);
+	__type(value, struct lat_tcp_remote);
+} tcp_remotes SEC(".maps");
+
+/* Never written: the zeroed value new remotes are created from. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct lat_tcp_remote);
+} tcp_remote_zero SEC(".maps");
+
+#define AF_INET 2
+#define AF_INET6 10
+
+static __always_inline struct lat_tcp_remote *remote_get(const struct sock *sk)
+{
+	struct lat_tcp_remote_key k = {};
+	struct lat_tcp_remote *r;
+	__u32 zkey = 0;
+	void *zero;
+
+	if (!per_remote)
+		return NULL;
+	k.family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	k.port = __builtin_bswap16(BPF_CORE_READ(sk, __sk_common.skc_dport));
+	if (k.family == AF_INET)
+		BPF_CORE_READ_INTO((__u32 *)k.addr, sk, __sk_common.skc_daddr);
+	else if (k.family == AF_INET6)
+		BPF_CORE_READ_INTO(&k.addr, sk, __sk_common.skc_v6_daddr.in6_u.u6_addr8);
+	else
+		return NULL;
+	r = bpf_map_lookup_elem(&tcp_remotes, &k);
+	if (r)
+		return r;
+	zero = bpf_map_lookup_elem(&tcp_remote_zero, &zkey);
+	if (!zero)
+		return NULL;
+	bpf_map_update_elem(&tcp_remotes, &k, zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&tcp_remotes, &k);
+}
+
 static __always_inline struct lat_tcp_cpu *cpu_get(void)
 {
 	__u32 k = 0;
@@ -92,8 +140,10 @@ int BPF_PROG(tcp_recv, struct sock *sk)
 SEC("tp_btf/inet_sock_set_state")
 int BPF_PROG(tcp_state, struct sock *sk, int oldstate, int newstate)
 {
+	struct lat_tcp_remote *r;
 	struct lat_tcp_cpu *c;
 	struct sk_mark *m;
+	__u64 d;
 
 	if (sk->sk_protocol != IPPROTO_TCP)
 		return 0;
@@ -108,7 +158,10 @@ int BPF_PROG(tcp_state, struct sock *sk, int oldstate, int newstate)
 	m = bpf_sk_storage_get(&tcp_marks, sk, NULL, 0);
 	if (!m || !m->connect_ts || !(c = cpu_get()))
 		return 0;
-	lat_hist_record(&c->connect, bpf_ktime_get_ns() - m->connect_ts);
+	d = bpf_ktime_get_ns() - m->connect_ts;
+	lat_hist_record(&c->connect, d);
+	if ((r = remote_get(sk)))
+		lat_hist_record(&r->connect, d);
 	m->connect_ts = 0;
 	return 0;
 }
@@ -117,19 +170,25 @@ SEC("tp_btf/tcp_probe")
 int BPF_PROG(tcp_rtt, struct sock *sk)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	struct lat_tcp_remote *r;
 	struct lat_tcp_cpu *c;
 	__u32 srtt;
 
 	if (!system_wide() && !bpf_sk_storage_get(&tcp_marks, sk, NULL, 0))
 		return 0;
 	srtt = BPF_CORE_READ(tp, srtt_us) >> 3;	/* kept << 3, in us */
-	if (srtt && (c = cpu_get()))
+	if (!srtt)
+		return 0;
+	if ((c = cpu_get()))
 		lat_hist_record(&c->rtt, (__u64)srtt * 1000);
+	if ((r = remote_get(sk)))
+		lat_hist_record(&r->rtt, (__u64)srtt * 1000);
 	return 0;
 }
 
 static __always_inline void retransmit(struct sock *sk, int err)
 {
+	struct lat_tcp_remote *r;
 	struct lat_tcp_cpu *c;
 
 	if (!system_wide() && !bpf_sk_storage_get(&tcp_marks, sk, NULL, 0))
@@ -137,10 +196,13 @@ static __always_inline void retransmit(struct sock *sk, int err)
 	if (!(c = cpu_get()))
 		return;
 	/* the kernel's TcpRetransSegs counts only those that went out */
-	if (err)
+	if (err) {
 		c->retransmit_failed++;
-	else
+	} else {
 		c->retransmits++;
+		if ((r = remote_get(sk)))
+			r->retransmits++;
+	}
 }
 
 /* Recent kernels (6.18 here) pass the transmit error as a third argument

@@ -19,7 +19,7 @@ struct lat_opts {
 	__u32 tids[LAT_MAX_TARGETS], n_tids;
 	unsigned probes;		/* bit i: family i of LAT_FAMILY_NAMES */
 	__u64 interval_ns, duration_ns, threshold_ns;
-	bool per_thread, per_cpu, no_tui, verbose;
+	bool per_thread, per_cpu, per_remote, no_tui, verbose;
 	const char *json_path, *hlog_path, *prom_addr;
 	char **command;			/* after "--", NULL-terminated */
 	bool help, version;

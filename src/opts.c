@@ -36,6 +36,7 @@ void lat_usage(FILE *f)
 "      --threshold DUR       hiccup event threshold (default 1ms)\n"
 "      --per-thread          break sched histograms down per thread\n"
 "      --per-cpu             break sched histograms down per CPU\n"
+"      --per-remote          break tcp histograms down per remote address:port\n"
 "Output:\n"
 "      --json FILE|-         newline-delimited JSON, one object per interval\n"
 "                            and a final one with \"final\": true\n"
@@ -150,7 +151,7 @@ bad:
 	return -EINVAL;
 }
 
-enum { OPT_PROBES = 256, OPT_THRESHOLD, OPT_PER_THREAD, OPT_PER_CPU, OPT_JSON,
+enum { OPT_PROBES = 256, OPT_THRESHOLD, OPT_PER_THREAD, OPT_PER_CPU, OPT_PER_REMOTE, OPT_JSON,
        OPT_HLOG, OPT_PROM, OPT_NO_TUI };
 
 int lat_opts_parse(int argc, char **argv, struct lat_opts *o)
@@ -164,6 +165,7 @@ int lat_opts_parse(int argc, char **argv, struct lat_opts *o)
 		{ "threshold", required_argument, 0, OPT_THRESHOLD },
 		{ "per-thread", no_argument, 0, OPT_PER_THREAD },
 		{ "per-cpu", no_argument, 0, OPT_PER_CPU },
+		{ "per-remote", no_argument, 0, OPT_PER_REMOTE },
 		{ "json", required_argument, 0, OPT_JSON },
 		{ "hlog", required_argument, 0, OPT_HLOG },
 		{ "prometheus", required_argument, 0, OPT_PROM },
@@ -221,6 +223,9 @@ int lat_opts_parse(int argc, char **argv, struct lat_opts *o)
 			break;
 		case OPT_PER_CPU:
 			o->per_cpu = true;
+			break;
+		case OPT_PER_REMOTE:
+			o->per_remote = true;
 			break;
 		case OPT_JSON:
 			o->json_path = optarg;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -10,8 +11,16 @@
 #include "latbpf/tcp.h"
 #include "tcp.skel.h"
 
+struct remote {
+	struct lat_tcp_remote_key k;
+	struct lat_tcp_remote now, before;
+};
+
 struct tcp {
 	struct tcp_bpf *skel;
+	struct remote *remotes;		/* sorted by key */
+	size_t nremotes, cap;
+	struct lat_tcp_remote *rpercpu;
 	const struct lat_run *run;
 	struct lat_tcp_cpu *percpu;
 	struct lat_tcp_cpu now, before;
@@ -54,6 +63,14 @@ static int tcp_open(const struct lat_run *run, void **priv)
 		goto fail;
 	}
 	t->skel->rodata->lat_targ = run->target;
+	t->skel->rodata->per_remote = run->opts->per_remote;
+	if (!run->opts->per_remote)
+		bpf_map__set_max_entries(t->skel->maps.tcp_remotes, 1);
+	t->rpercpu = calloc(run->ncpus, sizeof(*t->rpercpu));
+	if (!t->rpercpu) {
+		err = -ENOMEM;
+		goto fail;
+	}
 	bpf_program__set_autoload(t->skel->progs.tcp_retrans, with_err);
 	bpf_program__set_autoload(t->skel->progs.tcp_retrans_old, !with_err);
 	err = tcp_bpf__load(t->skel);
@@ -67,6 +84,7 @@ static int tcp_open(const struct lat_run *run, void **priv)
 fail:
 	tcp_bpf__destroy(t->skel);
 	free(t->percpu);
+	free(t->rpercpu);
 	free(t);
 	return err;
 }
@@ -84,6 +102,56 @@ static int tcp_attach(void *priv)
 static const char *tcp_mode(void *priv)
 {
 	return "attached (tp_btf)";
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct lat_tcp_remote_key));
+}
+
+static struct remote *remote_get(struct tcp *t, const struct lat_tcp_remote_key *k)
+{
+	struct remote *r = bsearch(k, t->remotes, t->nremotes, sizeof(*r), cmp_key);
+
+	if (r)
+		return r;
+	if (t->nremotes == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 16;
+		struct remote *n = realloc(t->remotes, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		t->remotes = n;
+		t->cap = cap;
+	}
+	r = &t->remotes[t->nremotes++];
+	memset(r, 0, sizeof(*r));
+	r->k = *k;
+	qsort(t->remotes, t->nremotes, sizeof(*r), cmp_key);
+	return bsearch(k, t->remotes, t->nremotes, sizeof(*r), cmp_key);
+}
+
+static void poll_remotes(struct tcp *t)
+{
+	int fd = bpf_map__fd(t->skel->maps.tcp_remotes);
+	struct lat_tcp_remote_key key, next, *prev = NULL;
+	struct remote *r;
+	size_t i;
+
+	for (i = 0; i < t->nremotes; i++)
+		t->remotes[i].before = t->remotes[i].now;
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, t->rpercpu) || !(r = remote_get(t, &key)))
+			continue;
+		memset(&r->now, 0, sizeof(r->now));
+		for (int c = 0; c < t->run->ncpus; c++) {
+			lat_hist_merge(&r->now.rtt, &t->rpercpu[c].rtt);
+			lat_hist_merge(&r->now.connect, &t->rpercpu[c].connect);
+			r->now.retransmits += t->rpercpu[c].retransmits;
+		}
+	}
 }
 
 static int tcp_poll(void *priv)
@@ -105,7 +173,38 @@ static int tcp_poll(void *priv)
 	}
 	lat_hist_delta(&t->iv_rtt, &t->now.rtt, &t->before.rtt);
 	lat_hist_delta(&t->iv_connect, &t->now.connect, &t->before.connect);
+	if (t->run->opts->per_remote)
+		poll_remotes(t);
 	return 0;
+}
+
+static void report_remotes(struct tcp *t, struct lat_emit *e)
+{
+	char addr[INET6_ADDRSTRLEN], name[INET6_ADDRSTRLEN + 16];
+	struct lat_hist iv_rtt, iv_con;
+	size_t i;
+
+	e->ops->list_begin(e, "remotes", "per remote address:port");
+	for (i = 0; i < t->nremotes; i++) {
+		const struct remote *r = &t->remotes[i];
+
+		if (!e->final && r->now.rtt.count == r->before.rtt.count &&
+		    r->now.connect.count == r->before.connect.count)
+			continue;
+		inet_ntop(r->k.family == 2 ? AF_INET : AF_INET6, r->k.addr, addr, sizeof(addr));
+		snprintf(name, sizeof(name), r->k.family == 2 ? "%s:%u" : "[%s]:%u", addr,
+			 r->k.port);
+		lat_hist_delta(&iv_rtt, &r->now.rtt, &r->before.rtt);
+		lat_hist_delta(&iv_con, &r->now.connect, &r->before.connect);
+		e->ops->obj_begin(e, NULL, NULL);
+		e->ops->str(e, "remote", name);
+		e->ops->hist(e, "rtt", NULL, &iv_rtt, &r->now.rtt);
+		e->ops->hist(e, "connect", NULL, &iv_con, &r->now.connect);
+		e->ops->count(e, "retransmits", r->now.retransmits - r->before.retransmits,
+			      r->now.retransmits);
+		e->ops->obj_end(e);
+	}
+	e->ops->list_end(e);
 }
 
 static void tcp_report(void *priv, struct lat_emit *e)
@@ -123,6 +222,8 @@ static void tcp_report(void *priv, struct lat_emit *e)
 		      t->now.retransmit_failed - t->before.retransmit_failed,
 		      t->now.retransmit_failed);
 	e->ops->count(e, "sockets", t->now.sockets - t->before.sockets, t->now.sockets);
+	if (t->run->opts->per_remote)
+		report_remotes(t, e);
 	e->ops->obj_end(e);
 }
 
@@ -134,6 +235,8 @@ static void tcp_destroy(void *priv)
 		return;
 	tcp_bpf__destroy(t->skel);
 	free(t->percpu);
+	free(t->rpercpu);
+	free(t->remotes);
 	free(t);
 }
 

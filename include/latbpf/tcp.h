@@ -17,4 +17,24 @@ struct lat_tcp_cpu {
 _Static_assert(sizeof(struct lat_tcp_cpu) == 32 + 2 * sizeof(struct lat_hist),
 	       "lat_tcp_cpu layout is shared with BPF");
 
+/* --per-remote: per-CPU hash keyed by the remote end. */
+struct lat_tcp_remote_key {
+	__u16 family;		/* AF_INET or AF_INET6 */
+	__u16 port;		/* host order */
+	__u32 _pad;
+	__u8 addr[16];		/* IPv4 in the first 4 bytes */
+};
+_Static_assert(sizeof(struct lat_tcp_remote_key) == 24, "shared with BPF");
+
+struct lat_tcp_remote {
+	struct lat_hist rtt;
+	struct lat_hist connect;
+	__u64 retransmits;
+	__u64 _pad;
+};
+_Static_assert(sizeof(struct lat_tcp_remote) == 16 + 2 * sizeof(struct lat_hist),
+	       "shared with BPF");
+
+#define LAT_TCP_MAX_REMOTES 1024
+
 #endif

@@ -7,7 +7,7 @@
 ok $? "--help exits 0"
 sed -n '/^<!-- help/,/^<!-- \/help -->/p' README.md | sed '1,2d;$d' | sed '$d' >"$T/readme-help"
 check "--help is the README's usage block" diff -u "$T/readme-help" "$T/help"
-for opt in --pid --tid --probes --interval --duration --threshold --per-thread --per-cpu \
+for opt in --pid --tid --probes --interval --duration --threshold --per-thread --per-cpu --per-remote \
 	--json --hlog --prometheus --no-tui -v --version --help "bench"; do
 	check "--help mentions $opt" grep -q -- "$opt" "$T/help"
 done

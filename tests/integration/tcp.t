@@ -41,7 +41,7 @@ check "rtt: p50 $p50 ns agrees with ss's median $ss_ns ns within slot + 20% ($to
 
 # 2. connects
 start_work con --linger tcpclient --port $PORT --count 200 --connects
-start_latbpf con --pid "$WORK_PID" --probes tcp --no-tui --json "$T/con.json"
+start_latbpf con --pid "$WORK_PID" --probes tcp --per-remote --no-tui --json "$T/con.json"
 kill -USR1 "$WORK_PID"
 wait_for "$T/con.work" '^connects=' 30
 stop "$LAT_PID"
@@ -51,6 +51,9 @@ cp50=$(final "$T/con.json" .tcp.connect.p50)
 diag "connects: 200 -> $c samples, p50 $cp50 ns"
 check "200 connects give 200 connect samples ($c)" test "$c" = 200
 check "connect p50 is a loopback handshake (< 5 ms: $cp50)" num_le "$cp50" 5000000
+rc=$(final "$T/con.json" "[.tcp.remotes[] | select(.remote == \"127.0.0.1:$PORT\") | .connect.count] | add // 0")
+nr=$(final "$T/con.json" '.tcp.remotes | length')
+check "--per-remote: the 200 connects under 127.0.0.1:$PORT ($rc), one remote ($nr)" test "$rc,$nr" = "200,1"
 
 # 3. retransmits: client in namespace A, server in B, joined by a veth; B's
 # end goes down for 1.2 s in the middle of the exchange
