@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "lat.h"
 #include "latbpf/block.h"
@@ -27,35 +26,19 @@ struct block {
 
 static const char *const op_name[LAT_BLK_NR_OPS] = { "read", "write", "other" };
 
-/*
- * block_rq_insert/issue took (q, rq) before 5.11 and (rq) since: count the
- * parameters of the tracepoint's BTF prototype, as biolatency does.
- */
+/* block_rq_insert/issue took (q, rq) before 5.11 and (rq) since. */
 static bool tp_takes_queue(const struct btf *btf, const char *tp)
 {
-	const struct btf_type *t;
-	char name[64];
-	int id;
-
-	snprintf(name, sizeof(name), "btf_trace_%s", tp);
-	id = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) : -1;
-	if (id <= 0)
-		return false;
-	t = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);	/* pointer */
-	t = t ? btf__type_by_id(btf, t->type) : NULL;			/* prototype */
-	return t && btf_is_func_proto(t) && btf_vlen(t) == 3;	/* ctx, q, rq */
+	return lat_btf_tracepoint_nargs(btf, tp) == 3;	/* ctx, q, rq */
 }
 
 static int block_open(const struct lat_run *run, void **priv)
 {
 	struct block *b = calloc(1, sizeof(*b));
-	struct btf *btf = btf__load_vmlinux_btf();
-	bool old_insert, old_issue;
+	bool old_insert = tp_takes_queue(run->btf, "block_rq_insert");
+	bool old_issue = tp_takes_queue(run->btf, "block_rq_issue");
 	int err;
 
-	old_insert = tp_takes_queue(btf, "block_rq_insert");
-	old_issue = tp_takes_queue(btf, "block_rq_issue");
-	btf__free(btf);
 	if (!b)
 		return -ENOMEM;
 	b->run = run;
@@ -70,11 +53,6 @@ static int block_open(const struct lat_run *run, void **priv)
 	bpf_program__set_autoload(b->skel->progs.block_insert_old, old_insert);
 	bpf_program__set_autoload(b->skel->progs.block_issue, !old_issue);
 	bpf_program__set_autoload(b->skel->progs.block_issue_old, old_issue);
-	err = block_bpf__load(b->skel);
-	if (err) {
-		fprintf(stderr, "block: load failed: %s\n", strerror(-err));
-		goto fail;
-	}
 	*priv = b;
 	return 0;
 fail:
@@ -87,8 +65,13 @@ fail:
 static int block_attach(void *priv)
 {
 	struct block *b = priv;
-	int err = block_bpf__attach(b->skel);
+	int err = block_bpf__load(b->skel);
 
+	if (err) {
+		fprintf(stderr, "block: load failed: %s\n", strerror(-err));
+		return err;
+	}
+	err = block_bpf__attach(b->skel);
 	if (err)
 		fprintf(stderr, "block: attach failed: %s\n", strerror(-err));
 	return err;

@@ -6,7 +6,6 @@
 #include <string.h>
 #include <time.h>
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "lat.h"
 #include "latbpf/fault.h"
@@ -42,18 +41,9 @@ static void fault_configure(struct sched_bpf *skel, void *priv, bool btf)
 	bpf_program__set_autoload(skel->progs.fault_filemap, f->has_filemap);
 }
 
-static bool has_tracepoint(const struct btf *btf, const char *tp)
-{
-	char name[64];
-
-	snprintf(name, sizeof(name), "btf_trace_%s", tp);
-	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) > 0;
-}
-
 static int fault_open(const struct lat_run *run, void **priv)
 {
 	struct fault *f = calloc(1, sizeof(*f));
-	struct btf *btf;
 	int err;
 
 	if (!f)
@@ -66,10 +56,8 @@ static int fault_open(const struct lat_run *run, void **priv)
 		free(f);
 		return err;
 	}
-	btf = btf__load_vmlinux_btf();
-	f->has_tp = has_tracepoint(btf, "page_fault_user");
-	f->has_filemap = has_tracepoint(btf, "mm_filemap_fault");
-	btf__free(btf);
+	f->has_tp = lat_btf_has_tracepoint(run->btf, "page_fault_user");
+	f->has_filemap = lat_btf_has_tracepoint(run->btf, "mm_filemap_fault");
 	*priv = f;
 	return 0;
 }

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <time.h>
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "lat.h"
 #include "latbpf/hiccup.h"
@@ -54,14 +53,6 @@ static __u64 mono_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
 }
 
-static bool has_tracepoint(const struct btf *btf, const char *tp)
-{
-	char name[64];
-
-	snprintf(name, sizeof(name), "btf_trace_%s", tp);
-	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) > 0;
-}
-
 static int on_event(void *ctx, void *data, size_t len)
 {
 	struct hiccup *h = ctx;
@@ -104,7 +95,6 @@ static void hiccup_configure(struct sched_bpf *skel, void *priv, bool btf)
 static int hiccup_open(const struct lat_run *run, void **priv)
 {
 	struct hiccup *h = calloc(1, sizeof(*h));
-	struct btf *btf;
 	int err = -ENOMEM, n = run->ncpus;
 
 	if (!h)
@@ -123,9 +113,7 @@ static int hiccup_open(const struct lat_run *run, void **priv)
 		free(h);
 		return err;
 	}
-	btf = btf__load_vmlinux_btf();
-	h->has_nmi = has_tracepoint(btf, "nmi_handler");
-	btf__free(btf);
+	h->has_nmi = lat_btf_has_tracepoint(run->btf, "nmi_handler");
 	*priv = h;
 	return 0;
 }

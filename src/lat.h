@@ -35,6 +35,7 @@ struct lat_run {
 	const struct lat_opts *opts;
 	struct lat_target target;	/* resolved tgids/tids, BPF layout */
 	int ncpus;			/* possible CPUs: per-CPU map value count */
+	const struct btf *btf;		/* the kernel's, parsed once; for open() only */
 };
 
 /*
@@ -70,8 +71,8 @@ struct lat_emit {
  * own message, prefixed by the family name. */
 struct lat_module_ops {
 	const char *name;
-	int (*open)(const struct lat_run *run, void **priv);	/* open + load */
-	int (*attach)(void *priv);
+	int (*open)(const struct lat_run *run, void **priv);	/* open, configure */
+	int (*attach)(void *priv);	/* load and attach */
 	const char *(*mode)(void *priv);	/* how it attached, for provenance */
 	int (*poll)(void *priv);	/* read maps: close an interval */
 	void (*report)(void *priv, struct lat_emit *e);
@@ -86,6 +87,11 @@ int lat_parse_duration(const char *s, __u64 *ns);
 int lat_parse_id_list(const char *s, __u32 *ids, __u32 *n, const char *what);
 int lat_parse_probes(const char *s, unsigned *mask);
 void lat_usage(FILE *f);
+
+/* btf.c: what the kernel's BTF says about its tracepoints */
+struct btf;
+bool lat_btf_has_tracepoint(const struct btf *btf, const char *tp);
+int lat_btf_tracepoint_nargs(const struct btf *btf, const char *tp);
 
 /* hist.c */
 void lat_hist_merge(struct lat_hist *dst, const struct lat_hist *src);

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "lat.h"
 #include "schedcore.h"
@@ -82,12 +83,15 @@ static void unavailable(struct app *a, const char *name, int err)
 /* Opens every requested family, then attaches them (families sharing an
  * object must all be configured before it loads); one that fails is
  * reported in the provenance and the others go on. Returns the first
- * failure's code. */
+ * failure's code. The kernel's BTF is parsed once for the opens and freed
+ * before any load, where libbpf parses its own: one copy at a time. */
 static int attach_all(struct app *a)
 {
+	struct btf *btf = btf__load_vmlinux_btf();
 	int i, n = 0, err, first_err = 0;
 	struct mod *m;
 
+	a->run.btf = btf;
 	for (i = 0; i < LAT_NR_FAMILY_NAMES; i++) {
 		if (!(a->o.probes & (1U << i)))
 			continue;
@@ -106,6 +110,8 @@ static int attach_all(struct app *a)
 		}
 		n++;
 	}
+	btf__free(btf);
+	a->run.btf = NULL;
 	for (i = 0; i < n; i++) {
 		m = &a->mods[i];
 		err = m->ops->attach(m->priv);

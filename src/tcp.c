@@ -5,7 +5,6 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "lat.h"
 #include "latbpf/tcp.h"
@@ -27,30 +26,11 @@ struct tcp {
 	struct lat_hist iv_rtt, iv_connect;
 };
 
-/* Parameters of a tracepoint's BTF prototype, the context pointer included. */
-static int tp_nargs(const char *tp)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	const struct btf_type *t = NULL;
-	char name[64];
-	int id, n = -1;
-
-	snprintf(name, sizeof(name), "btf_trace_%s", tp);
-	id = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) : -1;
-	if (id > 0)
-		t = btf__type_by_id(btf, btf__type_by_id(btf, id)->type);
-	if (t)
-		t = btf__type_by_id(btf, t->type);
-	if (t && btf_is_func_proto(t))
-		n = btf_vlen(t);
-	btf__free(btf);
-	return n;
-}
-
 static int tcp_open(const struct lat_run *run, void **priv)
 {
 	struct tcp *t = calloc(1, sizeof(*t));
-	bool with_err = tp_nargs("tcp_retransmit_skb") >= 4;	/* ctx, sk, skb, err */
+	bool with_err = lat_btf_tracepoint_nargs(run->btf, "tcp_retransmit_skb") >= 4;
+	/* ctx, sk, skb, err */
 	int err;
 
 	if (!t)
@@ -73,12 +53,6 @@ static int tcp_open(const struct lat_run *run, void **priv)
 	}
 	bpf_program__set_autoload(t->skel->progs.tcp_retrans, with_err);
 	bpf_program__set_autoload(t->skel->progs.tcp_retrans_old, !with_err);
-	err = tcp_bpf__load(t->skel);
-	if (err) {
-		fprintf(stderr, "tcp: load failed: %s (needs tp_btf and socket storage "
-			"in tracing programs: kernel >= 5.11)\n", strerror(-err));
-		goto fail;
-	}
 	*priv = t;
 	return 0;
 fail:
@@ -92,8 +66,14 @@ fail:
 static int tcp_attach(void *priv)
 {
 	struct tcp *t = priv;
-	int err = tcp_bpf__attach(t->skel);
+	int err = tcp_bpf__load(t->skel);
 
+	if (err) {
+		fprintf(stderr, "tcp: load failed: %s (needs tp_btf and socket storage "
+			"in tracing programs: kernel >= 5.11)\n", strerror(-err));
+		return err;
+	}
+	err = tcp_bpf__attach(t->skel);
 	if (err)
 		fprintf(stderr, "tcp: attach failed: %s\n", strerror(-err));
 	return err;
