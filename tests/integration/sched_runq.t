@@ -62,10 +62,10 @@ done
 # Under EEVDF a 1 ms sleeper preempts the hogs on wakeup, so the median wait
 # does not grow (it even shrinks: a busy CPU has no idle exit to pay); the
 # hogs show in the tail, where the sleeper waits out a hog's slice.
-# (the idle p99 is the noisy side on a shared machine: 2x, and slice-scale)
-check "hogs raise the tail: p99 $hogs_p99 >= 2 x idle p99 $idle_p99 and >= 200 us" \
-	bash -c "num_le() { awk -v a=\"\$1\" -v b=\"\$2\" 'BEGIN { exit !(a + 0 <= b + 0) }'; };
-		num_le $((idle_p99 * 2)) $hogs_p99 && num_le 200000 $hogs_p99"
+# (the idle tail is the noisy side on a shared machine: with the hogs, the
+# tail is compared with an absolute, slice-scale bound; against the idle run,
+# at p99.9 below)
+check "hogs raise the tail: p99 $hogs_p99 >= 200 us (idle run: $idle_p99)" num_le 200000 "$hogs_p99"
 check "hogs: p99.9 ($hogs_p999 ns) reaches a scheduler slice (>= 1 ms)" \
 	num_le 1000000 "$hogs_p999"
 check "hogs stopped: p99.9 falls ($idle_p999 < $hogs_p999)" num_le "$idle_p999" "$hogs_p999"
