@@ -130,30 +130,31 @@ static struct dev_stats *dev_get(struct block *b, const struct lat_blk_key *k)
 	return bsearch(k, b->devs, b->ndevs, sizeof(*d), cmp_key);
 }
 
+static int merge_dev(const void *key, void *value, void *ctx)
+{
+	struct block *b = ctx;
+	const struct lat_blk_stats *percpu = value;
+	struct dev_stats *d = dev_get(b, key);
+
+	if (!d)
+		return -ENOMEM;
+	memset(&d->now, 0, sizeof(d->now));
+	for (int c = 0; c < b->run->ncpus; c++) {
+		lat_hist_merge(&d->now.latency, &percpu[c].latency);
+		lat_hist_merge(&d->now.queue, &percpu[c].queue);
+		lat_hist_merge(&d->now.size, &percpu[c].size);
+	}
+	return 0;
+}
+
 static int block_poll(void *priv)
 {
 	struct block *b = priv;
-	int fd = bpf_map__fd(b->skel->maps.blk_stats);
-	struct lat_blk_key key, next, *prev = NULL;
-	struct dev_stats *d;
-	size_t i;
-	int c;
 
-	for (i = 0; i < b->ndevs; i++)
+	for (size_t i = 0; i < b->ndevs; i++)
 		b->devs[i].before = b->devs[i].now;
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, b->percpu) || !(d = dev_get(b, &key)))
-			continue;
-		memset(&d->now, 0, sizeof(d->now));
-		for (c = 0; c < b->run->ncpus; c++) {
-			lat_hist_merge(&d->now.latency, &b->percpu[c].latency);
-			lat_hist_merge(&d->now.queue, &b->percpu[c].queue);
-			lat_hist_merge(&d->now.size, &b->percpu[c].size);
-		}
-	}
-	return 0;
+	return lat_map_each(bpf_map__fd(b->skel->maps.blk_stats), sizeof(struct lat_blk_key),
+			    b->percpu, merge_dev, b);
 }
 
 static void report_op(struct block *b, struct lat_emit *e, const struct dev_stats *d)

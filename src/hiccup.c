@@ -187,38 +187,46 @@ static int cmp_key(const void *a, const void *b)
 		      sizeof(struct lat_hc_intruder_key));
 }
 
+struct intruder_list {
+	struct intruder *a;
+	size_t n, cap;
+};
+
+static int add_intruder(const void *key, void *value, void *ctx)
+{
+	struct intruder_list *l = ctx;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		struct intruder *a = realloc(l->a, cap * sizeof(*a));
+
+		if (!a)
+			return -ENOMEM;
+		l->a = a;
+		l->cap = cap;
+	}
+	memcpy(&l->a[l->n].k, key, sizeof(l->a[l->n].k));
+	memcpy(&l->a[l->n++].v, value, sizeof(l->a[0].v));
+	return 0;
+}
+
 static int poll_intruders(struct hiccup *h)
 {
-	int fd = bpf_map__fd(h->skel->maps.hc_intruders);
-	struct lat_hc_intruder_key key, next, *prev = NULL;
-	size_t n = 0, cap = h->n_in_now + 64;
-	struct intruder *a = malloc(cap * sizeof(*a));
+	struct intruder_list l = { 0 };
+	struct lat_hc_intruder v;
+	int err = lat_map_each(bpf_map__fd(h->skel->maps.hc_intruders),
+			       sizeof(struct lat_hc_intruder_key), &v, add_intruder, &l);
 
-	if (!a)
-		return -ENOMEM;
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (n == cap) {
-			struct intruder *na = realloc(a, 2 * cap * sizeof(*a));
-
-			if (!na) {
-				free(a);
-				return -ENOMEM;
-			}
-			a = na;
-			cap *= 2;
-		}
-		a[n].k = key;
-		if (bpf_map_lookup_elem(fd, &key, &a[n].v) == 0)
-			n++;
+	if (err) {
+		free(l.a);
+		return err;
 	}
-	qsort(a, n, sizeof(*a), cmp_key);
+	qsort(l.a, l.n, sizeof(*l.a), cmp_key);
 	free(h->in_before);
 	h->in_before = h->in_now;
 	h->n_in_before = h->n_in_now;
-	h->in_now = a;
-	h->n_in_now = n;
+	h->in_now = l.a;
+	h->n_in_now = l.n;
 	return 0;
 }
 

@@ -93,6 +93,10 @@ struct btf;
 bool lat_btf_has_tracepoint(const struct btf *btf, const char *tp);
 int lat_btf_tracepoint_nargs(const struct btf *btf, const char *tp);
 
+/* maps.c */
+int lat_map_each(int fd, size_t key_size, void *buf,
+		 int (*fn)(const void *key, void *value, void *ctx), void *ctx);
+
 /* hist.c */
 void lat_hist_merge(struct lat_hist *dst, const struct lat_hist *src);
 void lat_hist_delta(struct lat_hist *iv, const struct lat_hist *now,

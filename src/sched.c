@@ -87,38 +87,44 @@ static int cmp_tid(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
+struct thread_list {
+	struct lat_sched_thread *t;
+	size_t n, cap;
+};
+
+static int add_thread(const void *key, void *value, void *ctx)
+{
+	struct thread_list *l = ctx;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		struct lat_sched_thread *t = realloc(l->t, cap * sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		l->t = t;
+		l->cap = cap;
+	}
+	memcpy(&l->t[l->n++], value, sizeof(*l->t));
+	return 0;
+}
+
 static int poll_threads(struct sched *s)
 {
-	int fd = bpf_map__fd(s->skel->maps.sched_threads);
-	struct lat_sched_thread *t;
-	__u32 key, next, *prev = NULL;
-	size_t n = 0, cap = s->n_now + 16;
+	struct thread_list l = { 0 };
+	int err = lat_map_each(bpf_map__fd(s->skel->maps.sched_threads), sizeof(__u32),
+			       &s->scratch, add_thread, &l);
 
-	t = malloc(cap * sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (n == cap) {
-			struct lat_sched_thread *nt = realloc(t, 2 * cap * sizeof(*t));
-
-			if (!nt) {
-				free(t);
-				return -ENOMEM;
-			}
-			t = nt;
-			cap *= 2;
-		}
-		if (bpf_map_lookup_elem(fd, &key, &t[n]) == 0)
-			n++;
+	if (err) {
+		free(l.t);
+		return err;
 	}
-	qsort(t, n, sizeof(*t), cmp_tid);
+	qsort(l.t, l.n, sizeof(*l.t), cmp_tid);
 	free(s->th_before);
 	s->th_before = s->th_now;
 	s->n_before = s->n_now;
-	s->th_now = t;
-	s->n_now = n;
+	s->th_now = l.t;
+	s->n_now = l.n;
 	return 0;
 }
 

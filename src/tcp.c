@@ -111,27 +111,29 @@ static struct remote *remote_get(struct tcp *t, const struct lat_tcp_remote_key 
 	return bsearch(k, t->remotes, t->nremotes, sizeof(*r), cmp_key);
 }
 
-static void poll_remotes(struct tcp *t)
+static int merge_remote(const void *key, void *value, void *ctx)
 {
-	int fd = bpf_map__fd(t->skel->maps.tcp_remotes);
-	struct lat_tcp_remote_key key, next, *prev = NULL;
-	struct remote *r;
-	size_t i;
+	struct tcp *t = ctx;
+	const struct lat_tcp_remote *percpu = value;
+	struct remote *r = remote_get(t, key);
 
-	for (i = 0; i < t->nremotes; i++)
-		t->remotes[i].before = t->remotes[i].now;
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, t->rpercpu) || !(r = remote_get(t, &key)))
-			continue;
-		memset(&r->now, 0, sizeof(r->now));
-		for (int c = 0; c < t->run->ncpus; c++) {
-			lat_hist_merge(&r->now.rtt, &t->rpercpu[c].rtt);
-			lat_hist_merge(&r->now.connect, &t->rpercpu[c].connect);
-			r->now.retransmits += t->rpercpu[c].retransmits;
-		}
+	if (!r)
+		return -ENOMEM;
+	memset(&r->now, 0, sizeof(r->now));
+	for (int c = 0; c < t->run->ncpus; c++) {
+		lat_hist_merge(&r->now.rtt, &percpu[c].rtt);
+		lat_hist_merge(&r->now.connect, &percpu[c].connect);
+		r->now.retransmits += percpu[c].retransmits;
 	}
+	return 0;
+}
+
+static int poll_remotes(struct tcp *t)
+{
+	for (size_t i = 0; i < t->nremotes; i++)
+		t->remotes[i].before = t->remotes[i].now;
+	return lat_map_each(bpf_map__fd(t->skel->maps.tcp_remotes),
+			    sizeof(struct lat_tcp_remote_key), t->rpercpu, merge_remote, t);
 }
 
 static int tcp_poll(void *priv)
@@ -153,9 +155,7 @@ static int tcp_poll(void *priv)
 	}
 	lat_hist_delta(&t->iv_rtt, &t->now.rtt, &t->before.rtt);
 	lat_hist_delta(&t->iv_connect, &t->now.connect, &t->before.connect);
-	if (t->run->opts->per_remote)
-		poll_remotes(t);
-	return 0;
+	return t->run->opts->per_remote ? poll_remotes(t) : 0;
 }
 
 static void report_remotes(struct tcp *t, struct lat_emit *e)
