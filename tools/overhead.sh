@@ -28,18 +28,18 @@ RES=$W/results.tsv
 : >"$RES"
 IDLE_PID=
 TRACER=
+FIOFILE=/var/tmp/latbpf-overhead.fio
 cleanup() {
 	[ -n "$TRACER" ] && kill -INT "$TRACER" 2>/dev/null
 	[ -n "$IDLE_PID" ] && kill "$IDLE_PID" 2>/dev/null
 	sysctl -qw kernel.bpf_stats_enabled=0
 	wait 2>/dev/null
-	rm -rf "$W"
+	rm -rf "$W" "$FIOFILE"
 }
 trap cleanup EXIT
 sleep 3600 &
 IDLE_PID=$!
 CPU=$(($(nproc) - 1))
-FIOFILE=/var/tmp/latbpf-overhead.fio
 fio --name=prep --filename=$FIOFILE --size=128M --rw=write --bs=1M --direct=1 \
 	--output=/dev/null >/dev/null 2>&1
 
