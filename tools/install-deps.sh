@@ -16,7 +16,7 @@ need=(
 	"bpftool:bpftool" "jq:jq" "prove:perl" "runqlat:libbpf-tools"
 	"biolatency:libbpf-tools" "cyclictest:rt-tests" "hackbench:rt-tests"
 	"perf:linux-perf" "fio:fio" "ip:iproute2" "ss:iproute2" "timeout:coreutils"
-	"taskset:util-linux" "tmux:tmux"
+	"taskset:util-linux" "tmux:tmux" "pgrep:procps" "losetup:mount"
 )
 # header -> Debian package
 hdrs=(
