@@ -174,14 +174,15 @@ static __always_inline void on_switch(bool preempt, struct task_struct *prev,
 				      struct task_struct *next, struct task_st *sp,
 				      struct task_st *sn, bool btf, __u64 *clock)
 {
-	__u32 tid = TREAD(btf, prev, pid), tgid = TREAD(btf, prev, tgid);
 	struct lat_sched_thread *th;
 	struct lat_sched_cpu *cpu;
 	struct task_st *st = sp;
+	__u32 tid, tgid, state;
 	__u64 now = 0;
-	__u32 state;
 
 	if (st) {
+		tid = TREAD(btf, prev, pid);
+		tgid = TREAD(btf, prev, tgid);
 		now = lat_clock(clock);
 		cpu = cpu_get();
 		if (!cpu)

@@ -19,8 +19,7 @@ struct block {
 	struct block_bpf *skel;
 	const struct lat_run *run;
 	struct lat_blk_stats *percpu;	/* one lookup: a value per CPU */
-	struct dev_stats *devs;		/* sorted by key */
-	size_t ndevs, cap;
+	struct lat_table devs;		/* of struct dev_stats, by key */
 	struct lat_blk_stats iv;
 };
 
@@ -42,6 +41,8 @@ static int block_open(const struct lat_run *run, void **priv)
 	if (!b)
 		return -ENOMEM;
 	b->run = run;
+	b->devs.item_size = sizeof(struct dev_stats);
+	b->devs.key_size = sizeof(struct lat_blk_key);
 	b->percpu = calloc(run->ncpus, sizeof(*b->percpu));
 	b->skel = block_bpf__open();
 	if (!b->percpu || !b->skel) {
@@ -102,42 +103,17 @@ static void dev_name(__u32 dev, char *buf, size_t len)
 	fclose(f);
 }
 
-static int cmp_key(const void *a, const void *b)
-{
-	return memcmp(a, b, sizeof(struct lat_blk_key));
-}
-
-static struct dev_stats *dev_get(struct block *b, const struct lat_blk_key *k)
-{
-	struct dev_stats *d = bsearch(k, b->devs, b->ndevs, sizeof(*d), cmp_key);
-
-	if (d)
-		return d;
-	if (b->ndevs == b->cap) {
-		size_t cap = b->cap ? 2 * b->cap : 8;
-		struct dev_stats *n = realloc(b->devs, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		b->devs = n;
-		b->cap = cap;
-	}
-	d = &b->devs[b->ndevs++];
-	memset(d, 0, sizeof(*d));
-	d->k = *k;
-	dev_name(k->dev, d->name, sizeof(d->name));
-	qsort(b->devs, b->ndevs, sizeof(*d), cmp_key);
-	return bsearch(k, b->devs, b->ndevs, sizeof(*d), cmp_key);
-}
-
 static int merge_dev(const void *key, void *value, void *ctx)
 {
 	struct block *b = ctx;
 	const struct lat_blk_stats *percpu = value;
-	struct dev_stats *d = dev_get(b, key);
+	bool fresh;
+	struct dev_stats *d = lat_table_get(&b->devs, key, &fresh);
 
 	if (!d)
 		return -ENOMEM;
+	if (fresh)
+		dev_name(d->k.dev, d->name, sizeof(d->name));
 	memset(&d->now, 0, sizeof(d->now));
 	for (int c = 0; c < b->run->ncpus; c++) {
 		lat_hist_merge(&d->now.latency, &percpu[c].latency);
@@ -151,8 +127,11 @@ static int block_poll(void *priv)
 {
 	struct block *b = priv;
 
-	for (size_t i = 0; i < b->ndevs; i++)
-		b->devs[i].before = b->devs[i].now;
+	for (size_t i = 0; i < b->devs.n; i++) {
+		struct dev_stats *d = lat_table_at(&b->devs, i);
+
+		d->before = d->now;
+	}
 	return lat_map_each(bpf_map__fd(b->skel->maps.blk_stats), sizeof(struct lat_blk_key),
 			    b->percpu, merge_dev, b);
 }
@@ -177,23 +156,24 @@ static void report_op(struct block *b, struct lat_emit *e, const struct dev_stat
 static void block_report(void *priv, struct lat_emit *e)
 {
 	struct block *b = priv;
-	size_t i, j;
+	struct dev_stats *devs = b->devs.items;
+	size_t i, j, n = b->devs.n;
 
 	e->ops->obj_begin(e, "block", "block: the target's disk I/O, per device");
 	e->ops->list_begin(e, "devices", "devices");
 	/* devs is sorted by (dev, op): one item per device, its ops inside */
-	for (i = 0; i < b->ndevs; i = j) {
+	for (i = 0; i < n; i = j) {
 		bool active = false;
 
-		for (j = i; j < b->ndevs && b->devs[j].k.dev == b->devs[i].k.dev; j++)
+		for (j = i; j < n && devs[j].k.dev == devs[i].k.dev; j++)
 			active |= e->final || e->live ||
-				  b->devs[j].now.latency.count != b->devs[j].before.latency.count;
+				  devs[j].now.latency.count != devs[j].before.latency.count;
 		if (!active)
 			continue;
 		e->ops->obj_begin(e, NULL, NULL);
-		e->ops->str(e, "name", b->devs[i].name);
-		for (j = i; j < b->ndevs && b->devs[j].k.dev == b->devs[i].k.dev; j++)
-			report_op(b, e, &b->devs[j]);
+		e->ops->str(e, "name", devs[i].name);
+		for (j = i; j < n && devs[j].k.dev == devs[i].k.dev; j++)
+			report_op(b, e, &devs[j]);
 		e->ops->obj_end(e);
 	}
 	e->ops->list_end(e);
@@ -208,7 +188,7 @@ static void block_destroy(void *priv)
 		return;
 	block_bpf__destroy(b->skel);
 	free(b->percpu);
-	free(b->devs);
+	free(b->devs.items);
 	free(b);
 }
 

@@ -22,14 +22,6 @@ struct fault {
 	__u64 t0, t_now, t_before;
 };
 
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
-}
-
 static void fault_configure(struct sched_bpf *skel, void *priv, bool btf)
 {
 	struct fault *f = priv;
@@ -79,7 +71,7 @@ static int fault_attach(void *priv)
 		return -ENOTSUP;
 	}
 	f->skel = f->run->schedcore->skel;
-	f->t0 = f->t_now = mono_ns();
+	f->t0 = f->t_now = lat_now_ns();
 	return 0;
 }
 
@@ -112,7 +104,7 @@ static int fault_poll(void *priv)
 	}
 	lat_hist_delta(&f->iv_stall, &f->now.stall, &f->before.stall);
 	f->t_before = f->t_now;
-	f->t_now = mono_ns();
+	f->t_now = lat_now_ns();
 	return 0;
 }
 

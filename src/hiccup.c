@@ -45,14 +45,6 @@ static const char *const who_name[] = { "task", "irq", "softirq", "nmi", "migrat
 static const char *const softirq_name[] = { "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK",
 					    "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU" };
 
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
-}
-
 static int on_event(void *ctx, void *data, size_t len)
 {
 	struct hiccup *h = ctx;
@@ -135,7 +127,7 @@ static int hiccup_attach(void *priv)
 		err = -errno;
 		fprintf(stderr, "hiccup: ring buffer: %s\n", strerror(-err));
 	}
-	h->t0 = mono_ns();
+	h->t0 = lat_now_ns();
 	return err;
 }
 
@@ -247,7 +239,7 @@ static int hiccup_poll(void *priv)
 	for (c = 0; c < (__u32)h->run->ncpus; c++)
 		if (bpf_map_lookup_elem(fd, &c, &h->now[c]))
 			return -errno;
-	h->t_last = mono_ns();
+	h->t_last = lat_now_ns();
 	find_pinned(h);
 	return poll_intruders(h);
 }

@@ -7,11 +7,22 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <time.h>
 #include "latbpf/hist.h"
 #include "latbpf/target.h"
 
 #define LAT_FAMILY_NAMES "sched,hiccup,fault,block,tcp"
 #define LAT_NR_FAMILY_NAMES 5
+extern const char *const lat_family_names[LAT_NR_FAMILY_NAMES];
+
+/* CLOCK_MONOTONIC in ns: the clock of every loader-side timestamp */
+static inline __u64 lat_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
 
 /* Everything the command line says; filled by lat_opts_parse(). */
 struct lat_opts {
@@ -96,6 +107,16 @@ int lat_btf_tracepoint_nargs(const struct btf *btf, const char *tp);
 /* maps.c */
 int lat_map_each(int fd, size_t key_size, void *buf,
 		 int (*fn)(const void *key, void *value, void *ctx), void *ctx);
+
+/* A table of items kept in the byte order (memcmp) of a key at their start,
+ * so items sharing a key prefix are adjacent: what a family keeps per map
+ * key across polls (devices, remotes). */
+struct lat_table {
+	void *items;
+	size_t n, cap, item_size, key_size;
+};
+void *lat_table_get(struct lat_table *t, const void *key, bool *fresh);
+#define lat_table_at(t, i) ((void *)((char *)(t)->items + (i) * (t)->item_size))
 
 /* hist.c */
 void lat_hist_merge(struct lat_hist *dst, const struct lat_hist *src);

@@ -24,10 +24,6 @@
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_ENV = 3 };
 
-static const char *const family_names[LAT_NR_FAMILY_NAMES] = {
-	"sched", "hiccup", "fault", "block", "tcp"
-};
-
 struct mod {
 	const struct lat_module_ops *ops;
 	void *priv;
@@ -54,14 +50,6 @@ static bool verbose;
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	return verbose ? vfprintf(stderr, fmt, ap) : 0;
-}
-
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
 }
 
 static const struct lat_module_ops *find_module(const char *name)
@@ -96,15 +84,15 @@ static int attach_all(struct app *a)
 		if (!(a->o.probes & (1U << i)))
 			continue;
 		m = &a->mods[n];
-		m->ops = find_module(family_names[i]);
+		m->ops = find_module(lat_family_names[i]);
 		if (!m->ops) {
-			lat_provenance_set_probe(a->prov, family_names[i],
+			lat_provenance_set_probe(a->prov, lat_family_names[i],
 						 "unavailable: not implemented in this version");
 			continue;
 		}
 		err = m->ops->open(&a->run, &m->priv);
 		if (err) {
-			unavailable(a, family_names[i], err);
+			unavailable(a, lat_family_names[i], err);
 			first_err = first_err ? first_err : err;
 			continue;
 		}
@@ -139,7 +127,7 @@ static void emit_json(struct app *a, bool final)
 
 	if (!a->json)
 		return;
-	prov = lat_provenance_json(a->prov, now_ns() - a->t0);
+	prov = lat_provenance_json(a->prov, lat_now_ns() - a->t0);
 	lat_json_record_begin(a->json, prov ? prov : "\"error\":\"no memory\"",
 			      a->interval, final);
 	report(a, a->json);
@@ -158,7 +146,7 @@ static void emit_live(struct app *a)
 	if (!f)
 		return;
 	lat_tty_size(a->tty.out, &rows, &cols);
-	lat_provenance_text(a->prov, f, now_ns() - a->t0);
+	lat_provenance_text(a->prov, f, lat_now_ns() - a->t0);
 	fprintf(f, "interval %ld   q or Ctrl-C: end and print the whole-run summary\n\n",
 		a->interval);
 	e = lat_text_emit_new(f, cols, true);
@@ -177,7 +165,7 @@ static void emit_log(struct app *a)
 
 	if (!a->text_f)
 		return;
-	lat_fmt_ns(el, sizeof(el), now_ns() - a->t0);
+	lat_fmt_ns(el, sizeof(el), lat_now_ns() - a->t0);
 	fprintf(a->text_f, "--- interval %ld (elapsed %s) ---\n", a->interval, el);
 	e = lat_text_emit_new(a->text_f, 100, false);
 	if (e)
@@ -192,7 +180,7 @@ static void emit_summary(struct app *a)
 	struct lat_emit *e = lat_text_emit_new(f, 100, true);
 
 	fputs("=== whole run ===\n", f);
-	lat_provenance_text(a->prov, f, now_ns() - a->t0);
+	lat_provenance_text(a->prov, f, lat_now_ns() - a->t0);
 	fputc('\n', f);
 	if (e) {
 		e->final = true;
@@ -249,7 +237,7 @@ static int loop(struct app *a, int sfd)
 				pfd[n++] = (struct pollfd){ .fd = a->tgt.pidfd[i],
 							    .events = POLLIN };
 		if (end) {
-			__u64 t = now_ns();
+			__u64 t = lat_now_ns();
 
 			if (t >= end)
 				break;
@@ -397,7 +385,7 @@ int main(int argc, char **argv)
 		code = EXIT_ENV;
 		goto out;
 	}
-	a.t0 = now_ns();
+	a.t0 = lat_now_ns();
 	to_tty = !a.o.no_tui && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) &&
 		 a.json_f != stdout;
 	a.text_f = a.json_f == stdout ? NULL : stdout;

@@ -36,3 +36,40 @@ out:
 	free(next);
 	return err;
 }
+
+/* The item whose key is key; a new zeroed one (*fresh set) if none, kept in
+ * key order. NULL when out of memory. */
+void *lat_table_get(struct lat_table *t, const void *key, bool *fresh)
+{
+	size_t lo = 0, hi = t->n, mid;
+	char *at;
+	int c;
+
+	*fresh = false;
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		c = memcmp(lat_table_at(t, mid), key, t->key_size);
+		if (c == 0)
+			return lat_table_at(t, mid);
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 8;
+		void *n = realloc(t->items, cap * t->item_size);
+
+		if (!n)
+			return NULL;
+		t->items = n;
+		t->cap = cap;
+	}
+	at = lat_table_at(t, lo);
+	memmove(at + t->item_size, at, (t->n - lo) * t->item_size);
+	memset(at, 0, t->item_size);
+	memcpy(at, key, t->key_size);
+	t->n++;
+	*fresh = true;
+	return at;
+}

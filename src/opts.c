@@ -8,7 +8,7 @@
 #include <string.h>
 #include "lat.h"
 
-static const char *const family_names[LAT_NR_FAMILY_NAMES] = {
+const char *const lat_family_names[LAT_NR_FAMILY_NAMES] = {
 	"sched", "hiccup", "fault", "block", "tcp"
 };
 
@@ -134,7 +134,7 @@ int lat_parse_probes(const char *s, unsigned *mask)
 			continue;
 		}
 		for (i = 0; i < LAT_NR_FAMILY_NAMES; i++)
-			if (strcmp(tok, family_names[i]) == 0)
+			if (strcmp(tok, lat_family_names[i]) == 0)
 				break;
 		if (i == LAT_NR_FAMILY_NAMES) {
 			fprintf(stderr, "latbpf: unknown probe family '%s' (known: %s)\n",

@@ -17,8 +17,7 @@ struct remote {
 
 struct tcp {
 	struct tcp_bpf *skel;
-	struct remote *remotes;		/* sorted by key */
-	size_t nremotes, cap;
+	struct lat_table remotes;	/* of struct remote, by key */
 	struct lat_tcp_remote *rpercpu;
 	const struct lat_run *run;
 	struct lat_tcp_cpu *percpu;
@@ -36,6 +35,8 @@ static int tcp_open(const struct lat_run *run, void **priv)
 	if (!t)
 		return -ENOMEM;
 	t->run = run;
+	t->remotes.item_size = sizeof(struct remote);
+	t->remotes.key_size = sizeof(struct lat_tcp_remote_key);
 	t->percpu = calloc(run->ncpus, sizeof(*t->percpu));
 	t->skel = tcp_bpf__open();
 	if (!t->percpu || !t->skel) {
@@ -84,38 +85,12 @@ static const char *tcp_mode(void *priv)
 	return "attached (tp_btf)";
 }
 
-static int cmp_key(const void *a, const void *b)
-{
-	return memcmp(a, b, sizeof(struct lat_tcp_remote_key));
-}
-
-static struct remote *remote_get(struct tcp *t, const struct lat_tcp_remote_key *k)
-{
-	struct remote *r = bsearch(k, t->remotes, t->nremotes, sizeof(*r), cmp_key);
-
-	if (r)
-		return r;
-	if (t->nremotes == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 16;
-		struct remote *n = realloc(t->remotes, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		t->remotes = n;
-		t->cap = cap;
-	}
-	r = &t->remotes[t->nremotes++];
-	memset(r, 0, sizeof(*r));
-	r->k = *k;
-	qsort(t->remotes, t->nremotes, sizeof(*r), cmp_key);
-	return bsearch(k, t->remotes, t->nremotes, sizeof(*r), cmp_key);
-}
-
 static int merge_remote(const void *key, void *value, void *ctx)
 {
 	struct tcp *t = ctx;
 	const struct lat_tcp_remote *percpu = value;
-	struct remote *r = remote_get(t, key);
+	bool fresh;
+	struct remote *r = lat_table_get(&t->remotes, key, &fresh);
 
 	if (!r)
 		return -ENOMEM;
@@ -130,8 +105,11 @@ static int merge_remote(const void *key, void *value, void *ctx)
 
 static int poll_remotes(struct tcp *t)
 {
-	for (size_t i = 0; i < t->nremotes; i++)
-		t->remotes[i].before = t->remotes[i].now;
+	for (size_t i = 0; i < t->remotes.n; i++) {
+		struct remote *r = lat_table_at(&t->remotes, i);
+
+		r->before = r->now;
+	}
 	return lat_map_each(bpf_map__fd(t->skel->maps.tcp_remotes),
 			    sizeof(struct lat_tcp_remote_key), t->rpercpu, merge_remote, t);
 }
@@ -165,8 +143,8 @@ static void report_remotes(struct tcp *t, struct lat_emit *e)
 	size_t i;
 
 	e->ops->list_begin(e, "remotes", "per remote address:port");
-	for (i = 0; i < t->nremotes; i++) {
-		const struct remote *r = &t->remotes[i];
+	for (i = 0; i < t->remotes.n; i++) {
+		const struct remote *r = lat_table_at(&t->remotes, i);
 
 		if (!e->final && r->now.rtt.count == r->before.rtt.count &&
 		    r->now.connect.count == r->before.connect.count)
@@ -216,7 +194,7 @@ static void tcp_destroy(void *priv)
 	tcp_bpf__destroy(t->skel);
 	free(t->percpu);
 	free(t->rpercpu);
-	free(t->remotes);
+	free(t->remotes.items);
 	free(t);
 }
 
