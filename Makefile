@@ -34,7 +34,7 @@ LDLIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	-Wno-unused-function -Ivmlinux/$(ARCH) -Iinclude -Ibpf -MMD -MP
 
-SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
+SRCS := $(filter-out src/main.c,$(wildcard src/*.c src/bench/*.c))
 OBJS := $(SRCS:src/%.c=$(O)/src/%.o)
 SKELS := $(BPF_OBJS:%=$(O)/%.skel.h)
 # BPF objects that are not families: tools with their own skeleton
@@ -70,7 +70,7 @@ $(O)/families.h: Makefile | $(O)
 	$(call msg,GEN,$@)
 	$(Q){ for f in $(FAMILIES); do echo "LAT_FAMILY($$f)"; done; } > $@
 
-$(O)/src/%.o: src/%.c $(SKELS) $(O)/families.h | $(O)/src
+$(O)/src/%.o: src/%.c $(SKELS) $(O)/families.h | $(O)/src/bench
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(LAT_CFLAGS) -c $< -o $@
 
@@ -91,7 +91,7 @@ $(O)/tools/floor: tools/floor.c $(O)/floor.skel.h | $(O)/tools
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(LAT_CFLAGS) $< -o $@ $(LDLIBS)
 
-$(O) $(O)/bpf $(O)/src $(O)/tests $(O)/tools:
+$(O) $(O)/bpf $(O)/src $(O)/src/bench $(O)/tests $(O)/tools:
 	$(Q)mkdir -p $@
 
 run: deps
@@ -118,4 +118,4 @@ vmlinux:
 clean:
 	rm -rf $(O)
 
--include $(wildcard $(O)/bpf/*.d $(O)/src/*.d $(O)/tests/*.d $(O)/tools/*.d)
+-include $(wildcard $(O)/bpf/*.d $(O)/src/*.d $(O)/src/bench/*.d $(O)/tests/*.d $(O)/tools/*.d)

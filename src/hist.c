@@ -97,6 +97,22 @@ __u64 lat_hist_percentile(const struct lat_hist *h, double pct)
 	return h->max; /* rank falls among the overflowed values */
 }
 
+/* A percentile needs 10 samples beyond it to mean more than "the max":
+ * p99 wants 1,000, p99.99 100,000. */
+bool lat_hist_too_few(const struct lat_hist *h, double pct)
+{
+	return (double)h->count * (100.0 - pct) / 100.0 < 10.0;
+}
+
+void lat_hist_record_corrected(struct lat_hist *h, __u64 v, __u64 expected)
+{
+	lat_hist_record(h, v);
+	if (expected == 0 || v <= expected)
+		return;
+	for (__u64 missing = v - expected; missing >= expected; missing -= expected)
+		lat_hist_record(h, missing);
+}
+
 /* 3 significant digits with a unit: "812ns", "12.3us", "5.00ms", "2.50s" */
 int lat_fmt_ns(char *buf, size_t len, __u64 ns)
 {

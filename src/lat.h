@@ -30,7 +30,7 @@ struct lat_opts {
 	__u32 tids[LAT_MAX_TARGETS], n_tids;
 	unsigned probes;		/* bit i: family i of LAT_FAMILY_NAMES */
 	__u64 interval_ns, duration_ns, threshold_ns;
-	bool per_thread, per_cpu, per_remote, no_tui, verbose;
+	bool per_thread, per_cpu, per_remote, no_tui, verbose, baseline;
 	const char *json_path, *hlog_path, *prom_addr;
 	char **command;			/* after "--", NULL-terminated */
 	bool help, version;
@@ -127,6 +127,12 @@ extern const double lat_pcts[];
 extern const char *const lat_pct_names[];
 #define LAT_NR_PCTS 5
 int lat_fmt_ns(char *buf, size_t len, __u64 ns);
+/* HdrHistogram's recordValueWithExpectedInterval: a value v > I also
+ * records v-I, v-2I, ... down to I, the samples an open-loop client would
+ * have taken while the recorder was stalled */
+void lat_hist_record_corrected(struct lat_hist *h, __u64 v, __u64 expected);
+/* fewer than 10 samples beyond this percentile: it reads as the max */
+bool lat_hist_too_few(const struct lat_hist *h, double pct);
 int lat_fmt_bytes(char *buf, size_t len, __u64 bytes);
 
 /* escape.c: kernel strings are untrusted */
@@ -138,6 +144,11 @@ struct lat_emit *lat_json_emit_new(FILE *f);
 void lat_json_record_begin(struct lat_emit *e, const char *provenance_json,
 			   long interval, bool final);
 void lat_json_record_end(struct lat_emit *e);
+/* one JSON object with these members first (no record key); end it with
+ * lat_json_record_end() */
+void lat_json_object_begin(struct lat_emit *e, const char *members);
+void lat_json_hist(FILE *f, const struct lat_hist *h);
+FILE *lat_json_member(struct lat_emit *e, const char *key);
 void lat_json_emit_free(struct lat_emit *e);
 struct lat_emit *lat_text_emit_new(FILE *f, int width, bool bars);
 void lat_text_emit_free(struct lat_emit *e);
@@ -153,6 +164,11 @@ void lat_provenance_set_probe(struct lat_provenance *p, const char *name,
 /* JSON members (no braces), for every record; elapsed in ns */
 char *lat_provenance_json(struct lat_provenance *p, __u64 elapsed_ns);
 void lat_provenance_text(struct lat_provenance *p, FILE *f, __u64 elapsed_ns);
+/* the host alone: "latbpf" and "host" JSON members; the first text line */
+void lat_provenance_host_json(struct lat_provenance *p, FILE *f);
+void lat_provenance_host_text(struct lat_provenance *p, FILE *f);
+const char *lat_provenance_tsc_flags(const struct lat_provenance *p);
+bool lat_has_word(const char *list, const char *word);
 void lat_provenance_free(struct lat_provenance *p);
 
 #endif

@@ -18,6 +18,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "lat.h"
+#include "bench/bench.h"
 #include "schedcore.h"
 #include "target.h"
 #include "tty.h"
@@ -41,6 +42,7 @@ struct app {
 	struct lat_emit *json;
 	FILE *text_f;		/* interval blocks and the summary, or NULL */
 	struct lat_tty tty;
+	struct lat_baseline *baseline;	/* --baseline: measured before attaching */
 	__u64 t0;
 	long interval;
 };
@@ -131,6 +133,8 @@ static void emit_json(struct app *a, bool final)
 	lat_json_record_begin(a->json, prov ? prov : "\"error\":\"no memory\"",
 			      a->interval, final);
 	report(a, a->json);
+	if (final)
+		lat_baseline_json(a->baseline, a->json);
 	lat_json_record_end(a->json);
 	free(prov);
 }
@@ -189,6 +193,7 @@ static void emit_summary(struct app *a)
 		report(a, e);
 	}
 	lat_text_emit_free(e);
+	lat_baseline_text(a->baseline, f);
 	fflush(f);
 }
 
@@ -298,6 +303,7 @@ static void cleanup(struct app *a)
 		fclose(a->json_f);
 	lat_json_emit_free(a->json);
 	lat_provenance_free(a->prov);
+	lat_baseline_free(a->baseline);
 }
 
 int main(int argc, char **argv)
@@ -319,8 +325,8 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (a.o.bench) {
-		fprintf(stderr, "latbpf bench: not yet available in this version\n");
-		return EXIT_USAGE;
+		err = lat_bench_main(argc, argv);
+		return err == -EINVAL ? EXIT_USAGE : err ? EXIT_RUNTIME : EXIT_OK;
 	}
 	if (a.o.hlog_path)
 		fprintf(stderr, "latbpf: --hlog is not yet available; ignored\n");
@@ -375,6 +381,12 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
+	/* before attaching: the probes must not weigh on what it measures */
+	if (a.o.baseline) {
+		a.baseline = lat_baseline_run(lat_provenance_tsc_flags(a.prov));
+		if (!a.baseline)
+			fprintf(stderr, "latbpf: --baseline: out of memory; going on without\n");
+	}
 	err = attach_all(&a);
 	if (a.nmods == 0) {
 		if (err == -EPERM)

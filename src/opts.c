@@ -16,7 +16,8 @@ void lat_usage(FILE *f)
 {
 	fputs(
 "Usage: latbpf [OPTIONS] [-- COMMAND [ARG...]]\n"
-"       latbpf bench [NAME...] [--duration DUR] [--json FILE|-]\n"
+"       latbpf bench [NAME...] [--duration DUR] [--cpu LIST] [--json FILE|-]\n"
+"                    [--list] (latbpf bench --help)\n"
 "       latbpf --version | --help\n"
 "\n"
 "Traces where a process's latency goes, from outside it, with BPF on\n"
@@ -43,6 +44,9 @@ void lat_usage(FILE *f)
 "      --hlog FILE           HdrHistogram interval log (not yet available)\n"
 "      --prometheus [HOST:]PORT  metrics endpoint (not yet available)\n"
 "      --no-tui              plain interval blocks even on a terminal\n"
+"      --baseline            measure the host first (< 1 s of latbpf bench:\n"
+"                            context switch, syscall, fault, TCP) and put it\n"
+"                            in the summary and the final JSON record\n"
 "  -v, --verbose             libbpf's messages too\n"
 "  -V, --version             version and exit\n"
 "  -h, --help                this text\n"
@@ -152,7 +156,7 @@ bad:
 }
 
 enum { OPT_PROBES = 256, OPT_THRESHOLD, OPT_PER_THREAD, OPT_PER_CPU, OPT_PER_REMOTE, OPT_JSON,
-       OPT_HLOG, OPT_PROM, OPT_NO_TUI };
+       OPT_HLOG, OPT_PROM, OPT_NO_TUI, OPT_BASELINE };
 
 int lat_opts_parse(int argc, char **argv, struct lat_opts *o)
 {
@@ -170,6 +174,7 @@ int lat_opts_parse(int argc, char **argv, struct lat_opts *o)
 		{ "hlog", required_argument, 0, OPT_HLOG },
 		{ "prometheus", required_argument, 0, OPT_PROM },
 		{ "no-tui", no_argument, 0, OPT_NO_TUI },
+		{ "baseline", no_argument, 0, OPT_BASELINE },
 		{ "verbose", no_argument, 0, 'v' },
 		{ "version", no_argument, 0, 'V' },
 		{ "help", no_argument, 0, 'h' },
@@ -238,6 +243,9 @@ int lat_opts_parse(int argc, char **argv, struct lat_opts *o)
 			break;
 		case OPT_NO_TUI:
 			o->no_tui = true;
+			break;
+		case OPT_BASELINE:
+			o->baseline = true;
 			break;
 		case 'v':
 			o->verbose = true;

@@ -72,6 +72,11 @@ static void read_cpuinfo(struct lat_provenance *p)
 	fclose(f);
 }
 
+const char *lat_provenance_tsc_flags(const struct lat_provenance *p)
+{
+	return p->tsc_flags;
+}
+
 struct lat_provenance *lat_provenance_new(int argc, char **argv,
 					  const struct lat_opts *o)
 {
@@ -123,17 +128,23 @@ void lat_provenance_set_probe(struct lat_provenance *p, const char *name,
 	p->probe_status[i] = strdup(status);
 }
 
-static bool has_flag(const struct lat_provenance *p, const char *flag)
+/* Is `word` one of the space-separated words of `list`? */
+bool lat_has_word(const char *list, const char *word)
 {
-	const char *s = p->tsc_flags;
-	size_t n = strlen(flag);
+	const char *s = list;
+	size_t n = strlen(word);
 
-	while ((s = strstr(s, flag))) {
-		if ((s == p->tsc_flags || s[-1] == ' ') && (s[n] == ' ' || !s[n]))
+	while ((s = strstr(s, word))) {
+		if ((s == list || s[-1] == ' ') && (s[n] == ' ' || !s[n]))
 			return true;
 		s += n;
 	}
 	return false;
+}
+
+static bool has_flag(const struct lat_provenance *p, const char *flag)
+{
+	return lat_has_word(p->tsc_flags, flag);
 }
 
 static void ids_json(FILE *f, const __u32 *ids, __u32 n)
@@ -144,17 +155,12 @@ static void ids_json(FILE *f, const __u32 *ids, __u32 n)
 	fputc(']', f);
 }
 
-char *lat_provenance_json(struct lat_provenance *p, __u64 elapsed_ns)
+/* The "latbpf" and "host" members */
+void lat_provenance_host_json(struct lat_provenance *p, FILE *f)
 {
-	const struct lat_opts *o = p->opts;
-	char *buf = NULL, flags[256], *tok, *save;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	char flags[256], *tok, *save;
 	bool first = true;
-	int i;
 
-	if (!f)
-		return NULL;
 	fputs("\"latbpf\":{\"version\":", f);
 	lat_json_str(f, LATBPF_VERSION);
 	fputs(",\"commit\":", f);
@@ -173,7 +179,21 @@ char *lat_provenance_json(struct lat_provenance *p, __u64 elapsed_ns)
 		lat_json_str(f, tok);
 		first = false;
 	}
-	fputs("]}},\"run\":{\"argv\":[", f);
+	fputs("]}}", f);
+}
+
+char *lat_provenance_json(struct lat_provenance *p, __u64 elapsed_ns)
+{
+	const struct lat_opts *o = p->opts;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int i;
+
+	if (!f)
+		return NULL;
+	lat_provenance_host_json(p, f);
+	fputs(",\"run\":{\"argv\":[", f);
 	for (i = 0; i < p->argc; i++) {
 		fputs(i ? "," : "", f);
 		lat_json_str(f, p->argv[i]);
@@ -199,6 +219,15 @@ char *lat_provenance_json(struct lat_provenance *p, __u64 elapsed_ns)
 	return buf;
 }
 
+void lat_provenance_host_text(struct lat_provenance *p, FILE *f)
+{
+	char model[128];
+
+	lat_term_str(model, sizeof(model), p->cpu_model);
+	fprintf(f, "latbpf %s (%s)  kernel %s  %d CPUs  %s  clocksource %s\n",
+		LATBPF_VERSION, LATBPF_COMMIT, p->kernel, p->cpus, model, p->clocksource);
+}
+
 void lat_provenance_text(struct lat_provenance *p, FILE *f, __u64 elapsed_ns)
 {
 	char comm[64], s[48];
@@ -206,9 +235,7 @@ void lat_provenance_text(struct lat_provenance *p, FILE *f, __u64 elapsed_ns)
 	__u32 k;
 
 	lat_term_str(comm, sizeof(comm), p->comm ? p->comm : "");
-	fprintf(f, "latbpf %s (%s)  kernel %s  %d CPUs  %s  clocksource %s\n",
-		LATBPF_VERSION, LATBPF_COMMIT, p->kernel, p->cpus, p->cpu_model,
-		p->clocksource);
+	lat_provenance_host_text(p, f);
 	fputs("target: ", f);
 	if (!p->target.n_tgids && !p->target.n_tids)
 		fputs("whole system", f);

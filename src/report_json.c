@@ -69,16 +69,13 @@ static void list_end(struct lat_emit *e)
 	pop(J(e), ']');
 }
 
-static void hist(struct lat_emit *e, const char *k, const char *title,
-		 const struct lat_hist *iv, const struct lat_hist *run)
+/* One histogram object H (DESIGN.md), in the histogram's own unit */
+void lat_json_hist(FILE *f, const struct lat_hist *h)
 {
-	const struct lat_hist *h = e->final ? run : iv;
-	FILE *f = J(e)->f;
 	bool first = true;
 	__u32 i;
 	int p;
 
-	key(J(e), k);
 	fprintf(f, "{\"count\":%llu,\"min\":%llu,\"max\":%llu,\"sum\":%llu",
 		(unsigned long long)h->count, (unsigned long long)h->min,
 		(unsigned long long)h->max, (unsigned long long)h->sum);
@@ -98,6 +95,20 @@ static void hist(struct lat_emit *e, const char *k, const char *title,
 		first = false;
 	}
 	fputs("]}", f);
+}
+
+static void hist(struct lat_emit *e, const char *k, const char *title,
+		 const struct lat_hist *iv, const struct lat_hist *run)
+{
+	key(J(e), k);
+	lat_json_hist(J(e)->f, e->final ? run : iv);
+}
+
+/* A member whose value the caller writes itself, as JSON, to the FILE */
+FILE *lat_json_member(struct lat_emit *e, const char *k)
+{
+	key(J(e), k);
+	return J(e)->f;
 }
 
 static void count(struct lat_emit *e, const char *k, __u64 iv, __u64 run)
@@ -170,6 +181,17 @@ void lat_json_record_begin(struct lat_emit *e, const char *provenance,
 		fprintf(j->f, "{\"interval\":%ld", interval);
 	fprintf(j->f, ",%s", provenance);
 	j->need_comma[0] = true;
+	j->in_list[0] = false;
+}
+
+void lat_json_object_begin(struct lat_emit *e, const char *members)
+{
+	struct json_emit *j = J(e);
+
+	j->depth = 0;
+	e->final = true;
+	fprintf(j->f, "{%s", members);
+	j->need_comma[0] = members[0] != '\0';
 	j->in_list[0] = false;
 }
 

@@ -124,13 +124,6 @@ static void list_end(struct lat_emit *e)
 	t->lists--;
 }
 
-/* A percentile needs 10 samples beyond it to mean more than "the max":
- * p99 wants 1,000, p99.99 100,000. Fewer, and it is marked with '*'. */
-static bool too_few(const struct lat_hist *h, double pct)
-{
-	return (double)h->count * (100.0 - pct) / 100.0 < 10.0;
-}
-
 static void pct_row(FILE *f, const char *name, const struct lat_hist *h,
 		    int (*fmt)(char *, size_t, __u64))
 {
@@ -144,7 +137,7 @@ static void pct_row(FILE *f, const char *name, const struct lat_hist *h,
 	}
 	for (p = 0; p < LAT_NR_PCTS; p++) {
 		fmt(b, sizeof(b), lat_hist_percentile(h, lat_pcts[p]));
-		if (too_few(h, lat_pcts[p]))
+		if (lat_hist_too_few(h, lat_pcts[p]))
 			strcat(b, "*");
 		fprintf(f, " %8s", b);
 	}
@@ -262,7 +255,7 @@ static void draw(struct lat_emit *e, const char *key, const char *title,
 		return;
 	}
 	fprintf(t->f, "  %s%s\n    %-10s %9s", title ? title : key,
-		run->count && too_few(run, 99) ?
+		run->count && lat_hist_too_few(run, 99) ?
 			"   (* fewer than 10 samples beyond it: read as the max)" : "",
 		"", "count");
 	for (p = 0; p < LAT_NR_PCTS; p++)

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+/* latbpf bench's arithmetic: coordinated-omission correction against
+ * HdrHistogram's recordValueWithExpectedInterval on hand-computed cases,
+ * the pointer-chase permutation, per-operation amortisation, plateaus. */
+#include <stdlib.h>
+#include <string.h>
+#include "bench/bench.h"
+#include "tap.h"
+
+static struct lat_hist h;
+
+/* Does h hold exactly these values (each once, none else)? */
+static int holds(const __u64 *v, int n)
+{
+	static struct lat_hist want;
+	__u64 sum = 0;
+
+	memset(&want, 0, sizeof(want));
+	for (int i = 0; i < n; i++) {
+		lat_hist_record(&want, v[i]);
+		sum += v[i];
+	}
+	return h.count == (__u64)n && h.sum == sum &&
+	       !memcmp(h.slots, want.slots, sizeof(h.slots)) &&
+	       (n == 0 || (h.min == want.min && h.max == want.max));
+}
+
+static void co(__u64 v, __u64 expected, const __u64 *want, int n, const char *what)
+{
+	memset(&h, 0, sizeof(h));
+	lat_hist_record_corrected(&h, v, expected);
+	ok(holds(want, n), "CO correction: %s", what);
+}
+
+static void test_co(void)
+{
+	/* HdrHistogram: record v; if I > 0 and v > I, record v-I, v-2I, ...
+	 * while the value is still >= I */
+	co(5000, 1000, (const __u64[]){ 5000, 4000, 3000, 2000, 1000 }, 5,
+	   "5000 with interval 1000 also records 4000..1000");
+	co(1000, 1000, (const __u64[]){ 1000 }, 1, "v == I records v only");
+	co(999, 1000, (const __u64[]){ 999 }, 1, "v < I records v only");
+	co(1999, 1000, (const __u64[]){ 1999 }, 1, "v - I below I adds nothing");
+	co(2000, 1000, (const __u64[]){ 2000, 1000 }, 2, "v = 2I adds I");
+	co(5300, 1000, (const __u64[]){ 5300, 4300, 3300, 2300, 1300 }, 5,
+	   "5300 with interval 1000 adds 4300..1300, not 300");
+	co(7, 0, (const __u64[]){ 7 }, 1, "interval 0: no correction");
+	co(35, 10, (const __u64[]){ 35, 25, 15 }, 3, "35 with interval 10 adds 25, 15");
+
+	/* the meter's case: a 5 ms stall seen with a 1 ms interval */
+	memset(&h, 0, sizeof(h));
+	for (int i = 0; i < 30; i++)
+		lat_hist_record_corrected(&h, 5000000 + i, 1000000);
+	ok(h.count == 150, "30 stalls of 5 ms at 1 ms intervals: 150 samples (got %llu)",
+	   (unsigned long long)h.count);
+}
+
+static void test_perm(void)
+{
+	static const __u32 sizes[] = { 1, 2, 3, 7, 64, 1000, 65536, 1 << 20 };
+	__u64 seed = 12345;
+
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		__u32 n = sizes[k], i, steps = 0, fixed = 0;
+		__u32 *next = malloc(n * sizeof(*next));
+		unsigned char *seen = calloc(n, 1);
+		bool once = true, in_range = true;
+
+		lat_perm_cycle(next, n, &seed);
+		for (i = 0; i < n; i++) {
+			fixed += n > 1 && next[i] == i;
+			in_range &= next[i] < n;
+		}
+		i = 0;
+		do {
+			if (seen[i])
+				once = false;
+			seen[i] = 1;
+			i = in_range ? next[i] : 0;
+			steps++;
+		} while (i != 0 && steps <= n);
+		ok(in_range && once && steps == n && fixed == 0,
+		   "permutation of %u slots is one cycle through every slot (%u steps)",
+		   n, steps);
+		free(next);
+		free(seen);
+	}
+	/* two seeds, two orders: the shuffle is random, not a fixed stride */
+	{
+		__u32 a[64], b[64];
+		__u64 s1 = 1, s2 = 2;
+
+		lat_perm_cycle(a, 64, &s1);
+		lat_perm_cycle(b, 64, &s2);
+		ok(memcmp(a, b, sizeof(a)) != 0, "different seeds give different cycles");
+	}
+}
+
+static void test_amortise(void)
+{
+	ok(lat_bench_per_op(1000, 40, 16) == 60, "(1000 - 40) / 16 = 60");
+	ok(lat_bench_per_op(1000, 41, 16) == 60, "(1000 - 41) / 16 = 59.94 rounds to 60");
+	ok(lat_bench_per_op(1000, 48, 16) == 60, "(1000 - 48) / 16 = 59.5 rounds to 60");
+	ok(lat_bench_per_op(1000, 49, 16) == 59, "(1000 - 49) / 16 = 59.44 rounds to 59");
+	ok(lat_bench_per_op(30, 40, 16) == 0, "a region cheaper than the empty one is 0");
+	ok(lat_bench_per_op(100, 40, 1) == 60, "batch 1: only the timer is taken off");
+	ok(lat_bench_per_op(100, 40, 0) == 60, "batch 0 counts as 1");
+	/* ctxsw: a round trip of 2 switches less the timer and 2 pipe costs */
+	ok(lat_bench_per_op(10000, 50 + 2 * 2000, 2) == 2975,
+	   "round trip 10000, timer 50, pipe 2000: 2975 per switch");
+	ok(lat_ticks_to_ns(2445428000ULL, 2445428000.0) == 1000000000ULL,
+	   "hz ticks make one second");
+	ok(lat_ticks_to_ns(3, 2.5e9) == 1, "3 ticks at 2.5 GHz: 1.2 ns rounds to 1");
+	ok(lat_ticks_to_ns(4, 2.5e9) == 2, "4 ticks at 2.5 GHz: 1.6 ns rounds to 2");
+}
+
+static void test_plateaus(void)
+{
+	const double curve[] = { 1.2, 1.2, 1.3, 1.2, 3.7, 3.8, 4.0, 8, 14, 16, 17, 100, 130,
+				 135 };
+	int lv[14], want[] = { 0, 0, 0, 0, 1, 1, 1, 2, 3, 3, 3, 4, 4, 4 };
+	int n = lat_plateaus(curve, 14, 1.4, lv);
+
+	ok(n == 5 && !memcmp(lv, want, sizeof(want)),
+	   "plateaus of a cache curve: L1, L2, a step, L3, DRAM (%d)", n);
+	ok(lat_plateaus(curve, 1, 1.4, lv) == 1 && lv[0] == 0, "one point, one plateau");
+	ok(lat_plateaus(curve, 0, 1.4, lv) == 0, "no points, no plateau");
+}
+
+int main(void)
+{
+	test_co();
+	test_perm();
+	test_amortise();
+	test_plateaus();
+	return done_testing();
+}
