@@ -23,6 +23,10 @@ hdrs=(
 	"/usr/include/bpf/libbpf.h:libbpf-dev" "/usr/include/libelf.h:libelf-dev"
 	"/usr/include/zlib.h:zlib1g-dev"
 )
+# arm64 C headers, so tests/integration/build.t compiles the user-space
+# arm64 code (latbpf bench's generic-timer reads) on an x86 host
+[ "$(uname -m)" = x86_64 ] &&
+	hdrs+=("/usr/aarch64-linux-gnu/include/linux/types.h:libc6-dev-arm64-cross")
 
 export PATH="$PATH:/usr/sbin:/sbin"
 missing=()

@@ -18,6 +18,7 @@
 
 struct lat_bclock lat_bclock = { .source = "clock_gettime", .hz = 1e9, .skew_cpu = -1 };
 
+#if defined(__x86_64__) || defined(__i386__)
 /* The kernel's own TSC rate, from its boot log: the refined calibration if
  * there was one, else the detected one. 0 when the log is not readable. */
 static double kernel_tsc_hz(void)
@@ -40,6 +41,7 @@ static double kernel_tsc_hz(void)
 	free(buf);
 	return mhz * 1e6;
 }
+#endif
 
 static void check_invariant(struct lat_bclock *k)
 {

@@ -147,7 +147,7 @@ static void usage(FILE *f)
 	fputs("usage: latbpf bench [NAME...] [--duration DUR] [--cpu LIST] [--interval DUR]\n"
 	      "                    [--dir DIR] [--json FILE|-] [--list]\n"
 	      "  NAME        a benchmark, a result name or a group (fault, tcp); default: all\n"
-	      "  --duration  time for each benchmark (default: its own, 1-5 s; ~30 s in all)\n"
+	      "  --duration  time for each benchmark (default: its own, 1-5 s; ~20 s in all)\n"
 	      "  --cpu       cores to use: the first runs one-core benchmarks, all run the\n"
 	      "              hiccup meter (default: the last allowed core; all allowed cores)\n"
 	      "  --interval  the hiccup meter's sleep (default 1ms)\n"

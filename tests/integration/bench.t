@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# latbpf bench against answers known from elsewhere: the kernel's TSC rate,
+# perf bench sched pipe, getrusage, a SCHED_FIFO burner of known shape.
+# User space only, but root runs the burner at SCHED_FIFO and reads dmesg.
+. "$(dirname "$0")/lib.sh"
+need_root
+[ "$(nproc)" -ge 2 ] || { echo "1..0 # SKIP needs 2 CPUs"; exit 0; }
+jqe() { jq -e "$@" >/dev/null; }
+res() { jq -r ".results[] | select(.name == \"$2\") | $3" "$1"; }
+
+# --- the command line ---
+"$LATBPF" bench --list >"$T/list" 2>&1
+ok $? "bench --list exits 0"
+for n in timer_rdtsc syscall_getppid syscall_write_null pipe_1thread ctxsw_thread \
+	ctxsw_process thread_create_join fork_exit_wait fault_minor fault_major memlat_4k \
+	memlat_256m tcp_rtt tcp_connect hiccup_raw hiccup_corrected; do
+	grep -qw -- "$n" "$T/list" || diag "--list lacks $n"
+done
+check "--list names every result" grep -qw hiccup_corrected "$T/list"
+"$LATBPF" bench nosuch >/dev/null 2>"$T/e1"; ok $(($? != 2)) "an unknown name exits 2"
+check "  and says which" grep -q "no benchmark named 'nosuch'" "$T/e1"
+"$LATBPF" bench syscall --duration 1x >/dev/null 2>&1; ok $(($? != 2)) "a bad --duration exits 2"
+"$LATBPF" bench syscall --cpu 4096 >/dev/null 2>"$T/e2"; ok $(($? != 2)) "a CPU we may not use exits 2"
+"$LATBPF" bench syscall --json /nonexistent/x.json >/dev/null 2>&1; ok $(($? != 2)) "an unwritable --json exits 2"
+
+# --- every benchmark at its default time: the whole set within 60 s ---
+t0=$(date +%s.%N)
+timeout -s KILL 90 "$LATBPF" bench --json "$T/all.json" >"$T/all.out" 2>"$T/all.err"
+ok $? "latbpf bench (all) exits 0"
+took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+diag "latbpf bench: all benchmarks in $took s"
+check "the whole set takes at most 60 s ($took s)" num_le "$took" 60
+check "the JSON is one valid object" jqe '.tsc.hz > 0 and (.results | length) > 20' "$T/all.json"
+missing=$(jq -r '[.results[] | select(.hist.count == 0 or .cycles.count != .hist.count) | .name] | join(" ")' "$T/all.json")
+ok $([ -z "$missing" ]; echo $?) "every result has samples, as many in ns as in cycles ($missing)"
+bad=$(jq -r '[.results[] | select(.hist.p50 > .hist.p99 or .hist.p99 > .hist.max or .hist.min > .hist.p50) | .name] | join(" ")' "$T/all.json")
+ok $([ -z "$bad" ]; echo $?) "percentiles are ordered min <= p50 <= p99 <= max ($bad)"
+for n in syscall_getppid ctxsw_thread fault_major memlat_256m tcp_rtt hiccup_corrected; do
+	grep -q "^$n " "$T/all.out" || diag "table lacks $n"
+done
+check "the table has a row per result" grep -q "^hiccup_corrected " "$T/all.out"
+check "the header names the clock and its rate" grep -qE '^clock: (tsc|cntvct) at [0-9.]+ MHz' "$T/all.out"
+check "batched results state their batch" grep -q "syscall_getppid .*16 per timed region" "$T/all.out"
+
+# Major faults: the kernel's own count (ru_majflt) against the pages touched
+exp=$(res "$T/all.json" fault_major .check.expected)
+obs=$(res "$T/all.json" fault_major .check.observed)
+cnt=$(res "$T/all.json" fault_major .hist.count)
+p50=$(res "$T/all.json" fault_major .hist.p50)
+diag "fault_major: $cnt timings, $exp pages touched, ru_majflt $obs, p50 $p50 ns"
+check "fault_major: one timing per page touched ($cnt = $exp)" [ "$cnt" = "$exp" ]
+check "fault_major: at least 1000 pages" num_le 1000 "$exp"
+check "fault_major: ru_majflt = pages touched +-5% ($obs vs $exp)" \
+	between "$obs" "$(awk -v e="$exp" 'BEGIN { print e * 0.95 }')" "$(awk -v e="$exp" 'BEGIN { print e * 1.05 }')"
+minf=$(res "$T/all.json" fault_minor '"\(.check.observed) \(.check.expected)"')
+check "fault_minor: ru_minflt covers every first touch ($minf)" \
+	awk -v a="${minf% *}" -v b="${minf#* }" 'BEGIN { exit !(a >= b && b > 1000) }'
+
+# Memory latency: non-decreasing within noise (20 %, 1 ns), largest set >= 5x smallest
+curve=$(jq -r '[.results[] | select(.name | startswith("memlat_")) | (.cycles.sum / .cycles.count)] | map(tostring) | join(" ")' "$T/all.json")
+diag "memlat per load, ticks (4k .. 256m): $curve"
+npts=$(wc -w <<<"$curve")
+check "memlat: 17 working sets, 4 KiB to 256 MiB" [ "$npts" = 17 ]
+hz=$(jq -r .tsc.hz "$T/all.json")
+mono=$(awk -v hz="$hz" '{ m = 0; for (i = 1; i <= NF; i++) { if ($i < 0.8 * m - hz / 1e9) { print "dip at " i ": " $i " after " m; exit 1 } if ($i > m) m = $i } }' <<<"$curve")
+ok $? "memlat: the curve never falls below 80% of what came before ($mono)"
+ratio=$(awk '{ printf "%.1f", $NF / $1 }' <<<"$curve")
+check "memlat: 256 MiB costs >= 5x 4 KiB per load (${ratio}x)" num_le 5 "$ratio"
+
+# --- TSC rate against the kernel's, read here from its log ---
+timeout -s KILL 30 "$LATBPF" bench timer --duration 300ms --json "$T/tsc.json" >/dev/null 2>&1
+ok $? "bench timer exits 0"
+inv=$(jq -r .tsc.invariant "$T/tsc.json")
+khz=$(dmesg 2>/dev/null | sed -n 's/.*Refined TSC clocksource calibration: \([0-9.]*\) MHz.*/\1/p' | tail -1)
+[ -n "$khz" ] || khz=$(dmesg 2>/dev/null | sed -n 's/.*tsc: Detected \([0-9.]*\) MHz.*/\1/p' | tail -1)
+if [ "$inv" = true ] && [ -n "$khz" ]; then
+	hz=$(jq -r .tsc.hz "$T/tsc.json")
+	ppm=$(awk -v a="$hz" -v k="$khz" 'BEGIN { printf "%.1f", (a / (k * 1e6) - 1) * 1e6 }')
+	diag "tsc: latbpf $hz Hz, kernel $khz MHz: $ppm ppm; spread $(jq -r .tsc.spread_ppm "$T/tsc.json") ppm; skew $(jq -r '"\(.tsc.skew_ns) ns +- \(.tsc.skew_err_ns)"' "$T/tsc.json")"
+	check "TSC rate within 0.1% of the kernel's ($ppm ppm)" between "$ppm" -1000 1000
+	check "the calibration windows agree within 0.1%" num_le "$(jq -r .tsc.spread_ppm "$T/tsc.json")" 1000
+elif [ "$inv" = true ]; then
+	ok 1 "TSC rate: the kernel's figure is not in dmesg to compare with"
+else
+	check "a TSC that is not invariant is not used" jqe '.tsc.source == "clock_gettime"' "$T/tsc.json"
+fi
+check "timer costs measured: rdtsc cheaper than clock_gettime" \
+	jqe '([.results[] | select(.name == "timer_rdtsc" or .name == "timer_cntvct")][0].hist.p50) <= ([.results[] | select(.name == "timer_clock_gettime")][0].hist.p50)' "$T/tsc.json"
+
+# --- the fallback, asked for: said loudly, and it still measures ---
+LATBPF_BENCH_CLOCK=clock_gettime timeout -s KILL 30 "$LATBPF" bench syscall --duration 200ms \
+	--json "$T/fb.json" >"$T/fb.out" 2>"$T/fb.err"
+ok $? "bench with the clock_gettime fallback exits 0"
+check "  the fallback is said on stderr" grep -q 'WARNING: .*clock_gettime(CLOCK_MONOTONIC)' "$T/fb.err"
+check "  and in the JSON" jqe '.tsc.source == "clock_gettime" and .tsc.fallback != null and .tsc.hz == 1000000000' "$T/fb.json"
+check "  and still measures" jqe '[.results[] | .hist.count > 100] | all' "$T/fb.json"
+
+# --- context switch against perf bench sched pipe, run right after, same core ---
+timeout -s KILL 30 "$LATBPF" bench ctxsw --cpu 1 --duration 1s --json "$T/cs.json" >/dev/null 2>&1
+ok $? "bench ctxsw exits 0"
+perf_proc=$(timeout -s KILL 60 taskset -c 1 perf bench sched pipe -l 100000 2>&1 | sed -n 's/^ *\([0-9.]*\) usecs\/op.*/\1/p')
+perf_thr=$(timeout -s KILL 60 taskset -c 1 perf bench sched pipe -T -l 100000 2>&1 | sed -n 's/^ *\([0-9.]*\) usecs\/op.*/\1/p')
+cs_proc=$(res "$T/cs.json" ctxsw_process .hist.p50)
+cs_thr=$(res "$T/cs.json" ctxsw_thread .hist.p50)
+pipe=$(res "$T/cs.json" pipe_1thread .hist.p50)
+# perf's op is one round trip: two switches, pipe costs included
+ps_proc=$(awk -v u="$perf_proc" 'BEGIN { printf "%d", u * 1000 / 2 }')
+ps_thr=$(awk -v u="$perf_thr" 'BEGIN { printf "%d", u * 1000 / 2 }')
+diag "ctxsw per switch: latbpf process $cs_proc ns, thread $cs_thr ns (pipe $pipe ns taken off); perf bench: process $ps_proc ns, thread $ps_thr ns"
+check "ctxsw_process p50 within 2x of perf bench's per-switch figure" \
+	between "$cs_proc" "$((ps_proc / 2))" "$((ps_proc * 2))"
+check "ctxsw_thread p50 within 2x of perf bench -T's per-switch figure" \
+	between "$cs_thr" "$((ps_thr / 2))" "$((ps_thr * 2))"
+
+# --- hiccup meter beside a SCHED_FIFO burner: 5 ms every 100 ms on CPU 1 ---
+"$LATWORK" --cpu 1 --fifo --comm burner burner --period 100ms --burst 5ms --for 4s \
+	>"$T/burner" &
+bp=$!
+_pids+=($bp)
+sleep 0.3
+timeout -s KILL 30 "$LATBPF" bench hiccup --cpu 1 --duration 3s --json "$T/hic.json" \
+	>"$T/hic.out" 2>&1
+ok $? "bench hiccup exits 0"
+wait $bp
+raw() { res "$T/hic.json" hiccup_raw "$1"; }
+cor() { res "$T/hic.json" hiccup_corrected "$1"; }
+max=$(raw .hist.max)
+# stalls: raw samples of 2 ms and more (the burner's; the host's own are far shorter)
+stalls=$(raw '[.hist.buckets[] | select(.[0] >= 2000000) | .[2]] | add // 0')
+extra=$(( $(cor .hist.count) - $(raw .hist.count) ))
+diag "hiccup meter: raw $(raw .hist.count) samples, max $max ns, $stalls stalls >= 2 ms; corrected $(cor .hist.count) (+$extra); p99 raw $(raw '.hist["p99"]') corrected $(cor '.hist["p99"]'); burner $(cat "$T/burner")"
+check "hiccup max ~ 5 ms (4.5 .. 6.5 ms)" between "$max" 4500000 6500000
+check "one stall per burst: 25..31 in 3 s" between "$stalls" 25 31
+# a stall D at interval I adds floor(D / I) - 1 samples: D in [4, 6) ms adds 3..5
+check "corrected adds 3..5 samples per stall (+$extra for $stalls)" \
+	between "$extra" $((3 * stalls)) $((5 * stalls))
+# what it adds is never below the interval: all of it lands in slots reaching 1 ms
+ge1=$(( $(cor '[.hist.buckets[] | select(.[1] >= 1000000) | .[2]] | add // 0') - $(raw '[.hist.buckets[] | select(.[1] >= 1000000) | .[2]] | add // 0') ))
+check "every added sample is >= the 1 ms interval ($ge1 of $extra)" [ "$ge1" = "$extra" ]
+check "raw and corrected are labelled as such in the table" \
+	grep -q 'CORRECTED for coordinated omission' "$T/hic.out"
+
+# --- --baseline: the trace report carries a short host baseline ---
+timeout -s KILL 60 "$LATBPF" --baseline --probes sched --duration 1s --no-tui \
+	--json "$T/bl.json" >"$T/bl.out" 2>&1
+ok $? "latbpf --baseline exits 0"
+bl=$(final "$T/bl.json" '.baseline.duration_s')
+check "the baseline took under 1 s ($bl s)" num_le "$bl" 1
+check "the final record carries ctxsw, syscall, fault and TCP figures" \
+	jqe 'select(.final) | [.baseline.results[].name] | (index("ctxsw_thread") and index("syscall_getppid") and index("fault_minor") and index("tcp_rtt"))' "$T/bl.json"
+check "interval records do not" jqe -s '[.[] | select(.final != true) | has("baseline")] | any | not' "$T/bl.json"
+check "the summary prints it" grep -q '^host baseline' "$T/bl.out"
+done_testing
