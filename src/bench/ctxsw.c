@@ -73,8 +73,11 @@ static int pipes(struct pp *p)
 static void close_pipes(struct pp *p)
 {
 	for (int i = 0; i < 2; i++) {
-		close(p->to[i]);
-		close(p->back[i]);
+		if (p->to[i] >= 0)
+			close(p->to[i]);
+		if (p->back[i] >= 0)
+			close(p->back[i]);
+		p->to[i] = p->back[i] = -1;
 	}
 }
 
@@ -120,10 +123,9 @@ int lat_bench_ctxsw(struct lat_bctx *c)
 	}
 	err = ping(c, &p, tr, pipe_ticks);
 	close(p.to[1]);		/* the partner reads EOF and returns */
+	p.to[1] = -1;
 	pthread_join(th, NULL);
-	close(p.to[0]);
-	close(p.back[0]);
-	close(p.back[1]);
+	close_pipes(&p);
 	if (err)
 		return err;
 
@@ -142,6 +144,11 @@ int lat_bench_ctxsw(struct lat_bctx *c)
 		partner_loop(&p);
 		_exit(0);
 	}
+	/* the partner's ends are the partner's: should it die, read() sees EOF
+	 * instead of waiting forever on an end this process still holds */
+	close(p.to[0]);
+	close(p.back[1]);
+	p.to[0] = p.back[1] = -1;
 	err = ping(c, &p, xr, pipe_ticks);
 	close_pipes(&p);
 	if (err)

@@ -462,15 +462,20 @@ static void results_json(FILE *f, struct lat_bres **res, int n)
 	fputc(']', f);
 }
 
-static void run_one(struct lat_bctx *c, const struct lat_bench_def *d, __u64 budget)
+/* 0, or -EIO when the benchmark stopped on an error (said in the notes):
+ * never -EINVAL, which would read as a usage error */
+static int run_one(struct lat_bctx *c, const struct lat_bench_def *d, __u64 budget)
 {
 	int err;
 
 	c->budget_ns = budget;
 	c->deadline = lat_mono_ns() + budget;
 	err = d->run(c);
-	if (err)
-		lat_bench_note("%s: did not run: %s", d->name, strerror(-err));
+	if (!err)
+		return 0;
+	lat_bench_note("%s: stopped on an error: %s", d->name, strerror(-err));
+	fprintf(stderr, "latbpf bench: %s: stopped on an error: %s\n", d->name, strerror(-err));
+	return -EIO;
 }
 
 static void restore_affinity(const cpu_set_t *set)
@@ -534,7 +539,8 @@ int lat_bench_main(int argc, char **argv)
 		if (!b.selected[i])
 			continue;
 		fprintf(stderr, "latbpf bench: %s...\n", defs[i].name);
-		run_one(&b.c, &defs[i], b.duration_ns ? b.duration_ns : defs[i].budget_ns);
+		if (run_one(&b.c, &defs[i], b.duration_ns ? b.duration_ns : defs[i].budget_ns))
+			err = -EIO;
 		restore_affinity(&orig);
 	}
 

@@ -140,6 +140,23 @@ check "every added sample is >= the 1 ms interval ($ge1 of $extra)" [ "$ge1" = "
 check "raw and corrected are labelled as such in the table" \
 	grep -q 'CORRECTED for coordinated omission' "$T/hic.out"
 
+# --- a benchmark's partner killed mid-run: said, exit 1, the rest reported ---
+timeout -s KILL 30 "$LATBPF" bench syscall ctxsw --duration 3s >"$T/kill.out" 2>"$T/kill.err" &
+kp=$!
+_pids+=($kp)
+child=
+for i in $(seq 150); do	# latbpf is timeout's child; ctxsw_process forks a partner
+	lp=$(pgrep -P "$kp" | head -1)
+	[ -n "$lp" ] && child=$(pgrep -P "$lp" | head -1)
+	[ -n "$child" ] && break
+	sleep 0.1
+done
+kill -KILL "$child" 2>/dev/null
+wait $kp
+ok $(($? != 1)) "a benchmark stopped by an error exits 1"
+check "  and says which" grep -q 'ctxsw: stopped on an error' "$T/kill.err"
+check "  and the others are still reported" grep -q '^syscall_getppid ' "$T/kill.out"
+
 # --- --baseline: the trace report carries a short host baseline ---
 timeout -s KILL 60 "$LATBPF" --baseline --probes sched --duration 1s --no-tui \
 	--json "$T/bl.json" >"$T/bl.out" 2>&1
