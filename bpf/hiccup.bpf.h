@@ -50,7 +50,6 @@ struct hc_state {
 	__u32 cur_target;	/* a target thread runs here */
 	__u32 top_who, top_id;
 	__u32 hard_irq, soft_vec;
-	char top_name[16];
 };
 
 struct {
@@ -99,14 +98,12 @@ static __always_inline void hc_charge(__u32 cpu, struct hc_state *s, __u32 who,
 	v->total_ns += ns;
 	if (ns > v->max_ns)
 		v->max_ns = ns;
+	/* the name stays in the intruder's entry: copying it here cost a
+	 * helper call on most switches; an event looks it up instead */
 	if (ns > s->top_ns) {
 		s->top_ns = ns;
 		s->top_who = who;
 		s->top_id = id;
-		if (name)
-			bpf_probe_read_kernel_str(s->top_name, sizeof(s->top_name), name);
-		else
-			s->top_name[0] = '\0';
 	}
 }
 
@@ -157,9 +154,12 @@ static __always_inline void hc_record(__u32 cpu, __u64 kind, __u64 d)
 	lat_hist_record(kind <= LAT_HC_WAKEUP ? &c->task_hist : &c->intr_hist, d);
 }
 
+/* w: the state of CPU oc, whose window the wait was in */
 static __always_inline void hc_event(__u32 cpu, __u32 kind, __u64 d, __u64 now,
-				  struct task_struct *t, struct hc_state *w)
+				  struct task_struct *t, struct hc_state *w, __u32 oc)
 {
+	struct lat_hc_intruder_key k = { .cpu = oc, .who = w->top_who, .id = w->top_id };
+	struct lat_hc_intruder *top;
 	struct lat_hc_event *e;
 	struct lat_hc_cpu *c;
 
@@ -181,7 +181,11 @@ static __always_inline void hc_event(__u32 cpu, __u32 kind, __u64 d, __u64 now,
 	e->pid = w->top_id;
 	e->_pad = 0;
 	e->who_ns = w->top_ns;
-	__builtin_memcpy(e->name, w->top_name, sizeof(e->name));
+	top = w->top_ns ? bpf_map_lookup_elem(&hc_intruders, &k) : NULL;
+	if (top)
+		__builtin_memcpy(e->name, top->name, sizeof(e->name));
+	else
+		__builtin_memset(e->name, 0, sizeof(e->name));
 	bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), t->comm);
 	bpf_ringbuf_submit(e, 0);
 }
@@ -250,7 +254,7 @@ static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *p
 		hc_charge(cpu, s, LAT_HC_MIGRATION, oc, d, NULL);
 	hc_record(cpu, t->kind - 1, d);
 	if (w)
-		hc_event(cpu, t->kind - 1, d, now, next, w);
+		hc_event(cpu, t->kind - 1, d, now, next, w, oc);
 	hc_wait_end(oc);
 	t->kind = 0;
 }
