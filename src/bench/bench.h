@@ -139,7 +139,6 @@ struct lat_bctx {
 	int cpus[256], ncpus;	/* the hiccup meter's cores */
 	__u64 interval_ns;	/* the hiccup meter's sleep */
 	const char *dir;	/* for the major-fault file */
-	bool quick;		/* a short baseline for a trace report */
 	struct lat_bres **res;
 	int nres, cap;
 };

@@ -612,7 +612,6 @@ struct lat_baseline *lat_baseline_run(const char *cpuinfo_flags)
 		return NULL;
 	sched_getaffinity(0, sizeof(orig), &orig);
 	default_cpus(&bl->c);
-	bl->c.quick = true;
 	bl->c.interval_ns = 1000000ULL;
 	lat_bclock_init(true, cpuinfo_flags);
 	for (int i = 0; i < NDEFS; i++) {
