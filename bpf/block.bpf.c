@@ -7,7 +7,11 @@
  *
  * A request is followed from the first of insert or issue that happens in
  * a target's context (any context, system-wide): its state lives in a hash
- * keyed by the request's address until it completes. I/O the kernel submits
+ * keyed by the request's address, cleared when it completes. Requests come
+ * from each queue's preallocated pool, so the same few addresses recur: an
+ * entry is created once per address and then reused, never deleted (an
+ * update and a delete per I/O cost more than the rest of the family
+ * together); the LRU evicts the addresses of queues that went away. I/O the kernel submits
  * later from its own threads (writeback, the loop driver's workers,
  * read-ahead from kthreads) is attributed to those threads, not the target.
  *
@@ -26,14 +30,14 @@
 char LICENSE[] SEC("license") = "GPL";
 
 struct inflight {
-	__u64 insert_ts;	/* 0: not seen */
+	__u64 insert_ts;	/* 0: not seen; both 0: not followed */
 	__u64 issue_ts;
 	__u32 bytes;
 	__u32 _pad;
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, LAT_BLK_MAX_INFLIGHT);
 	__type(key, __u64);
 	__type(value, struct inflight);
@@ -54,7 +58,9 @@ struct {
 	__type(value, struct lat_blk_stats);
 } blk_zero SEC(".maps");
 
-/* before 5.16 the request pointed at its disk directly */
+/* before 5.16 the request pointed at its disk directly. Every read below
+ * is a plain load through the tracepoint's BTF pointer, not a helper call:
+ * five probe reads cost more than the rest of the completion handler. */
 struct request___old {
 	struct gendisk *rq_disk;
 } __attribute__((preserve_access_index));
@@ -64,45 +70,58 @@ static __always_inline __u32 rq_dev(struct request *rq)
 	struct gendisk *disk;
 
 	if (bpf_core_field_exists(((struct request___old *)rq)->rq_disk))
-		disk = BPF_CORE_READ((struct request___old *)rq, rq_disk);
+		disk = ((struct request___old *)rq)->rq_disk;
 	else
-		disk = BPF_CORE_READ(rq, q, disk);
-	return ((__u32)BPF_CORE_READ(disk, major) << 20) | BPF_CORE_READ(disk, first_minor);
+		disk = rq->q->disk;
+	return ((__u32)disk->major << 20) | (__u32)disk->first_minor;
 }
 
 static __always_inline bool current_is_target(void)
 {
-	__u64 id = bpf_get_current_pid_tgid();
+	__u64 id;
 
+	if (!lat_filtering())
+		return true;	/* and no helper call */
+	id = bpf_get_current_pid_tgid();
 	return lat_is_target((__u32)(id >> 32), (__u32)id);
+}
+
+/* Starts following rq in f, or in a new entry when f is NULL. */
+static __always_inline void follow(struct request *rq, struct inflight *f,
+				   __u64 insert_ts, __u64 issue_ts)
+{
+	struct inflight n = { .insert_ts = insert_ts, .issue_ts = issue_ts };
+	__u64 key = (__u64)rq;
+
+	if (issue_ts)
+		n.bytes = rq->__data_len;
+	if (f)
+		*f = n;
+	else
+		bpf_map_update_elem(&blk_inflight, &key, &n, BPF_ANY);
 }
 
 static __always_inline void on_insert(struct request *rq)
 {
-	struct inflight f = {};
 	__u64 key = (__u64)rq;
 
 	if (!current_is_target())
 		return;
-	f.insert_ts = bpf_ktime_get_ns();
-	bpf_map_update_elem(&blk_inflight, &key, &f, BPF_ANY);
+	follow(rq, bpf_map_lookup_elem(&blk_inflight, &key), bpf_ktime_get_ns(), 0);
 }
 
 static __always_inline void on_issue(struct request *rq)
 {
 	__u64 key = (__u64)rq;
-	struct inflight *f = bpf_map_lookup_elem(&blk_inflight, &key), n = {};
+	struct inflight *f = bpf_map_lookup_elem(&blk_inflight, &key);
 
-	if (f) {	/* inserted in a target's context */
+	if (f && f->insert_ts) {	/* inserted in a target's context */
 		f->issue_ts = bpf_ktime_get_ns();
-		f->bytes = BPF_CORE_READ(rq, __data_len);
+		f->bytes = rq->__data_len;
 		return;
 	}
-	if (!current_is_target())
-		return;
-	n.issue_ts = bpf_ktime_get_ns();
-	n.bytes = BPF_CORE_READ(rq, __data_len);
-	bpf_map_update_elem(&blk_inflight, &key, &n, BPF_ANY);
+	if (current_is_target())
+		follow(rq, f, 0, bpf_ktime_get_ns());
 }
 
 SEC("tp_btf/block_rq_insert")
@@ -144,12 +163,12 @@ int BPF_PROG(block_complete, struct request *rq)
 	void *zero;
 
 	f = bpf_map_lookup_elem(&blk_inflight, &key);
-	if (!f)
+	if (!f || !(f->insert_ts | f->issue_ts))
 		return 0;
 	if (!f->issue_ts)	/* completed without an issue we saw */
 		goto out;
 	now = bpf_ktime_get_ns();
-	op = BPF_CORE_READ(rq, cmd_flags) & 0xff;	/* REQ_OP_MASK */
+	op = rq->cmd_flags & 0xff;	/* REQ_OP_MASK */
 	k.dev = rq_dev(rq);
 	k.op = op == 0 ? LAT_BLK_READ : op == 1 ? LAT_BLK_WRITE : LAT_BLK_OTHER;
 	s = bpf_map_lookup_elem(&blk_stats, &k);
@@ -167,6 +186,7 @@ int BPF_PROG(block_complete, struct request *rq)
 		lat_hist_record(&s->queue, f->issue_ts - f->insert_ts);
 	lat_hist_record(&s->size, f->bytes);
 out:
-	bpf_map_delete_elem(&blk_inflight, &key);
+	f->insert_ts = 0;	/* no longer followed; the entry stays for reuse */
+	f->issue_ts = 0;
 	return 0;
 }

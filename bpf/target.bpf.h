@@ -9,11 +9,17 @@
 
 const volatile struct lat_target lat_targ = {};
 
+/* Whether any filter is set: a constant to the verifier. */
+static __always_inline bool lat_filtering(void)
+{
+	return lat_targ.n_tgids != 0 || lat_targ.n_tids != 0;
+}
+
 static __always_inline bool lat_is_target(__u32 tgid, __u32 tid)
 {
 	__u32 i;
 
-	if (lat_targ.n_tgids == 0 && lat_targ.n_tids == 0)
+	if (!lat_filtering())
 		return true;
 	for (i = 0; i < LAT_MAX_TARGETS && i < lat_targ.n_tgids; i++)
 		if (lat_targ.tgids[i] == tgid)
