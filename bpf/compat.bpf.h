@@ -45,4 +45,12 @@ static __always_inline __u32 lat_task_cpu(struct task_struct *t)
 	return BPF_CORE_READ((struct task_struct___cpu *)t, cpu);
 }
 
+/* The same through a BTF pointer: a plain load. */
+static __always_inline __u32 lat_task_cpu_btf(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->thread_info.cpu))
+		return t->thread_info.cpu;
+	return ((struct task_struct___cpu *)t)->cpu;
+}
+
 #endif

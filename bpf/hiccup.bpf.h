@@ -17,6 +17,9 @@
  * handlers on c, and by sched_wakeup of a task placed on c, which runs under
  * c's run-queue lock; sched_switch on c holds that lock too. Only nwait is
  * touched from elsewhere (a migrated waiter leaving), hence the atomics.
+ * Task intruders are charged into c's own cache first (hc_cache, see
+ * latbpf/hiccup.h), written by sched_switch on c only, with interrupts off;
+ * interrupt intruders go straight to the hash.
  *
  * The scheduler tracepoints are shared with the sched family: bpf/sched.bpf.c
  * owns the one program per tracepoint and calls hiccup_on_switch() and
@@ -75,36 +78,108 @@ struct {
 } hc_intruders SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MAX_CPUS);
+	__type(key, __u32);
+	__type(value, struct lat_hc_cache);
+} hc_cache SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 256 * 1024);
 } hc_events SEC(".maps");
 
-static __always_inline void hc_charge(__u32 cpu, struct hc_state *s, __u32 who,
-				   __u32 id, __u64 ns, const char *name)
+/* The hash entry of (cpu, who, id), created zeroed; NULL when full. */
+static __always_inline struct lat_hc_intruder *hc_entry(__u32 cpu, __u32 who, __u32 id)
 {
 	struct lat_hc_intruder_key k = { .cpu = cpu, .who = who, .id = id };
 	struct lat_hc_intruder *v, zero = {};
 
 	v = bpf_map_lookup_elem(&hc_intruders, &k);
-	if (!v) {
-		if (name)
-			bpf_probe_read_kernel_str(zero.name, sizeof(zero.name), name);
-		bpf_map_update_elem(&hc_intruders, &k, &zero, BPF_NOEXIST);
-		v = bpf_map_lookup_elem(&hc_intruders, &k);
-		if (!v)
-			return;
-	}
-	v->count++;
-	v->total_ns += ns;
-	if (ns > v->max_ns)
-		v->max_ns = ns;
-	/* the name stays in the intruder's entry: copying it here cost a
-	 * helper call on most switches; an event looks it up instead */
+	if (v)
+		return v;
+	bpf_map_update_elem(&hc_intruders, &k, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&hc_intruders, &k);
+}
+
+static __always_inline void hc_top(struct hc_state *s, __u32 who, __u32 id, __u64 ns)
+{
+	/* the name stays with the intruder: an event looks it up */
 	if (ns > s->top_ns) {
 		s->top_ns = ns;
 		s->top_who = who;
 		s->top_id = id;
 	}
+}
+
+/* Interrupt intruders (far rarer than switches, and nested in each other):
+ * straight into the hash. name: a kernel string, or NULL. */
+static __always_inline void hc_charge_intr(__u32 cpu, struct hc_state *s, __u32 who,
+					   __u32 id, __u64 ns, const char *name)
+{
+	struct lat_hc_intruder *v = hc_entry(cpu, who, id);
+
+	if (!v)
+		return;
+	if (!v->count && name)
+		bpf_probe_read_kernel_str(v->name, sizeof(v->name), name);
+	v->count++;
+	v->total_ns += ns;
+	if (ns > v->max_ns)
+		v->max_ns = ns;
+	hc_top(s, who, id, ns);
+}
+
+/* Moves a slot's totals into the hash. */
+static __always_inline void hc_slot_move(__u32 cpu, struct lat_hc_slot *sl)
+{
+	struct lat_hc_intruder *v = hc_entry(cpu, sl->who, sl->id);
+
+	if (!v)
+		return;
+	__builtin_memcpy(v->name, sl->name, sizeof(v->name));	/* the newer name */
+	v->count += sl->count;
+	v->total_ns += sl->total_ns;
+	if (sl->max_ns > v->max_ns)
+		v->max_ns = sl->max_ns;
+}
+
+/* Task and migration intruders, from sched_switch only: through this CPU's
+ * cache (latbpf/hiccup.h). t: the task, for its name; NULL for none. */
+static __always_inline void hc_charge(__u32 cpu, struct hc_state *s, __u32 who,
+				      __u32 id, __u64 ns, struct task_struct *t)
+{
+	struct lat_hc_cache *c = bpf_map_lookup_elem(&hc_cache, &cpu);
+	struct lat_hc_slot *sl;
+
+	if (!c)
+		return;
+	sl = &c->slot[lat_hc_slot_of(who, id) & (LAT_HC_CACHE - 1)];
+	if (!sl->count || sl->who != who || sl->id != id) {
+		__sync_fetch_and_add(&c->seq, 1);
+		if (sl->count) {
+			hc_slot_move(cpu, sl);
+			c->moves++;
+		}
+		sl->who = who;
+		sl->id = id;
+		sl->count = 0;
+		sl->total_ns = 0;
+		sl->max_ns = 0;
+		if (t && id) {
+			__builtin_memcpy(sl->name, t->comm, sizeof(sl->name)); /* plain loads */
+		} else {
+			__builtin_memset(sl->name, 0, sizeof(sl->name));
+			if (t)
+				__builtin_memcpy(sl->name, "(idle exit)", sizeof("(idle exit)"));
+		}
+		__sync_fetch_and_add(&c->seq, 1);
+	}
+	sl->count++;
+	sl->total_ns += ns;
+	if (ns > sl->max_ns)
+		sl->max_ns = ns;
+	hc_top(s, who, id, ns);
 }
 
 static __always_inline void hc_window_open(struct hc_state *s, __u64 now)
@@ -159,7 +234,9 @@ static __always_inline void hc_event(__u32 cpu, __u32 kind, __u64 d, __u64 now,
 				  struct task_struct *t, struct hc_state *w, __u32 oc)
 {
 	struct lat_hc_intruder_key k = { .cpu = oc, .who = w->top_who, .id = w->top_id };
-	struct lat_hc_intruder *top;
+	struct lat_hc_intruder *top = NULL;
+	struct lat_hc_cache *cache;
+	struct lat_hc_slot *sl;
 	struct lat_hc_event *e;
 	struct lat_hc_cpu *c;
 
@@ -181,12 +258,16 @@ static __always_inline void hc_event(__u32 cpu, __u32 kind, __u64 d, __u64 now,
 	e->pid = w->top_id;
 	e->_pad = 0;
 	e->who_ns = w->top_ns;
-	top = w->top_ns ? bpf_map_lookup_elem(&hc_intruders, &k) : NULL;
-	if (top)
+	/* the top intruder's name: in oc's cache, or moved on to the hash */
+	cache = w->top_ns ? bpf_map_lookup_elem(&hc_cache, &oc) : NULL;
+	sl = cache ? &cache->slot[lat_hc_slot_of(k.who, k.id) & (LAT_HC_CACHE - 1)] : NULL;
+	if (sl && sl->count && sl->who == k.who && sl->id == k.id)
+		__builtin_memcpy(e->name, sl->name, sizeof(e->name));
+	else if (w->top_ns && (top = bpf_map_lookup_elem(&hc_intruders, &k)))
 		__builtin_memcpy(e->name, top->name, sizeof(e->name));
 	else
 		__builtin_memset(e->name, 0, sizeof(e->name));
-	bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), t->comm);
+	__builtin_memcpy(e->comm, t->comm, sizeof(e->comm));	/* plain loads */
 	bpf_ringbuf_submit(e, 0);
 }
 
@@ -234,8 +315,7 @@ static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *p
 		d = now - from;
 		d = d > s->irq_in_window ? d - s->irq_in_window : 0;
 		if (d)
-			hc_charge(cpu, s, LAT_HC_TASK, prev->pid, d,
-			       prev->pid ? prev->comm : "(idle exit)");
+			hc_charge(cpu, s, LAT_HC_TASK, prev->pid, d, prev);
 	}
 	s->cur_start = now;
 	s->irq_in_window = 0;
@@ -265,7 +345,7 @@ static __always_inline void hiccup_on_wakeup(struct task_struct *p, struct hc_ta
 {
 	if (p->on_cpu)
 		return;	/* on CPU still: woken before it left, no wait */
-	hc_wait_begin(t, LAT_HC_WAKEUP, lat_task_cpu(p), lat_clock(clock));
+	hc_wait_begin(t, LAT_HC_WAKEUP, lat_task_cpu_btf(p), lat_clock(clock));
 }
 
 /* Interrupts: only while a target runs here, or waits for this CPU. */
@@ -283,10 +363,10 @@ static __always_inline void hc_intr_done(__u32 cpu, struct hc_state *s, __u32 ki
 {
 	if (s->cur_target) {
 		hc_record(cpu, kind, d);
-		hc_charge(cpu, s, who, id, d, name);
+		hc_charge_intr(cpu, s, who, id, d, name);
 	} else if (s->nwait) {
 		s->irq_in_window += d;
-		hc_charge(cpu, s, who, id, d, name);
+		hc_charge_intr(cpu, s, who, id, d, name);
 	}
 }
 

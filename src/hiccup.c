@@ -17,17 +17,12 @@
 #define MAX_TOP 20		/* intruders per CPU in JSON; 5 on a screen */
 #define MAX_PINNED 16
 
-struct intruder {
-	struct lat_hc_intruder_key k;
-	struct lat_hc_intruder v;
-};
-
 struct hiccup {
 	struct sched_bpf *skel;	/* the shared scheduler object */
 	const struct lat_run *run;
 	struct ring_buffer *rb;
 	struct lat_hc_cpu *now, *before, iv;	/* per CPU, cumulative */
-	struct intruder *in_now, *in_before;
+	struct lat_hc_intruder_entry *in_now, *in_before;
 	size_t n_in_now, n_in_before;
 	struct lat_hc_event *events;
 	size_t nevents, iv_first;	/* this interval: events[iv_first..] */
@@ -35,6 +30,7 @@ struct hiccup {
 	__u32 (*pinned)[MAX_PINNED];	/* per CPU: target tids pinned there */
 	int *npinned;
 	__u64 t0, t_last;
+	struct lat_hc_cache *seq, *cache;	/* per CPU: reads before and after, the cache */
 	bool has_nmi;
 };
 
@@ -74,6 +70,7 @@ static void hiccup_configure(struct sched_bpf *skel, void *priv, bool btf)
 	bpf_map__set_max_entries(skel->maps.hc_state, n);
 	bpf_map__set_max_entries(skel->maps.hc_cpu, n);
 	bpf_map__set_max_entries(skel->maps.hc_intruders, LAT_HC_MAX_INTRUDERS);
+	bpf_map__set_max_entries(skel->maps.hc_cache, n);
 	bpf_map__set_max_entries(skel->maps.hc_events, 256 * 1024);
 	bpf_program__set_autoload(skel->progs.hiccup_irq_entry, true);
 	bpf_program__set_autoload(skel->progs.hiccup_irq_exit, true);
@@ -96,12 +93,16 @@ static int hiccup_open(const struct lat_run *run, void **priv)
 	h->before = calloc(n, sizeof(*h->before));
 	h->pinned = calloc(n, sizeof(*h->pinned));
 	h->npinned = calloc(n, sizeof(*h->npinned));
-	if (!h->now || !h->before || !h->pinned || !h->npinned ||
+	h->seq = calloc(2 * n, sizeof(*h->seq));
+	h->cache = calloc(n, sizeof(*h->cache));
+	if (!h->now || !h->before || !h->pinned || !h->npinned || !h->seq || !h->cache ||
 	    (err = lat_schedcore_join(run->schedcore, hiccup_configure, h))) {
 		free(h->now);
 		free(h->before);
 		free(h->pinned);
 		free(h->npinned);
+		free(h->seq);
+		free(h->cache);
 		free(h);
 		return err;
 	}
@@ -175,22 +176,17 @@ static void find_pinned(struct hiccup *h)
 
 static int cmp_key(const void *a, const void *b)
 {
-	return memcmp(&((const struct intruder *)a)->k, &((const struct intruder *)b)->k,
+	return memcmp(&((const struct lat_hc_intruder_entry *)a)->k, &((const struct lat_hc_intruder_entry *)b)->k,
 		      sizeof(struct lat_hc_intruder_key));
 }
 
-struct intruder_list {
-	struct intruder *a;
-	size_t n, cap;
-};
-
 static int add_intruder(const void *key, void *value, void *ctx)
 {
-	struct intruder_list *l = ctx;
+	struct lat_hc_intruder_list *l = ctx;
 
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 64;
-		struct intruder *a = realloc(l->a, cap * sizeof(*a));
+		struct lat_hc_intruder_entry *a = realloc(l->a, cap * sizeof(*a));
 
 		if (!a)
 			return -ENOMEM;
@@ -202,18 +198,85 @@ static int add_intruder(const void *key, void *value, void *ctx)
 	return 0;
 }
 
+/* l: the hash's entries, in any order. Adds every CPU's cached slots
+ * (latbpf/hiccup.h) and leaves l sorted by key. */
+int lat_hc_merge_caches(struct lat_hc_intruder_list *l, const struct lat_hc_cache *c,
+			int ncpus)
+{
+	size_t n = l->n;
+	__u32 cpu, j;
+
+	qsort(l->a, n, sizeof(*l->a), cmp_key);
+	for (cpu = 0; cpu < (__u32)ncpus; cpu++) {
+		for (j = 0; j < LAT_HC_CACHE; j++) {
+			const struct lat_hc_slot *sl = &c[cpu].slot[j];
+			struct lat_hc_intruder_entry key = {
+				.k = { .cpu = cpu, .who = sl->who, .id = sl->id } }, *in;
+
+			if (!sl->count)
+				continue;
+			/* a key has one slot, on its own CPU: only the hash's
+			 * entries can hold it */
+			in = bsearch(&key, l->a, n, sizeof(*l->a), cmp_key);
+			if (!in) {
+				if (add_intruder(&key.k, &key.v, l))
+					return -ENOMEM;
+				in = &l->a[l->n - 1];
+			}
+			/* the slot's name is the newer: taken when it was filled */
+			memcpy(in->v.name, sl->name, sizeof(in->v.name));
+			in->v.count += sl->count;
+			in->v.total_ns += sl->total_ns;
+			if (sl->max_ns > in->v.max_ns)
+				in->v.max_ns = sl->max_ns;
+		}
+	}
+	qsort(l->a, l->n, sizeof(*l->a), cmp_key);
+	return 0;
+}
+
+static int read_caches(int fd, struct lat_hc_cache *c, int ncpus)
+{
+	__u32 i;
+
+	for (i = 0; i < (__u32)ncpus; i++)
+		if (bpf_map_lookup_elem(fd, &i, &c[i]))
+			return -errno;
+	return 0;
+}
+
+/* The run's intruders: the hash plus every CPU's cache, read so that no
+ * slot moved into the hash meanwhile: seq even and unchanged from before
+ * the hash was read until after the cache was (a third read, as the cache
+ * copy itself takes time). */
 static int poll_intruders(struct hiccup *h)
 {
-	struct intruder_list l = { 0 };
+	int cfd = bpf_map__fd(h->skel->maps.hc_cache), n = h->run->ncpus, err = 0, tries;
+	struct lat_hc_intruder_list l = { 0 };
 	struct lat_hc_intruder v;
-	int err = lat_map_each(bpf_map__fd(h->skel->maps.hc_intruders),
-			       sizeof(struct lat_hc_intruder_key), &v, add_intruder, &l);
+	__u32 i;
 
+	for (tries = 0; tries < 8; tries++) {
+		bool same = true;
+
+		l.n = 0;
+		if ((err = read_caches(cfd, h->seq, n)) ||
+		    (err = lat_map_each(bpf_map__fd(h->skel->maps.hc_intruders),
+					sizeof(struct lat_hc_intruder_key), &v, add_intruder, &l)) ||
+		    (err = read_caches(cfd, h->cache, n)) ||
+		    (err = read_caches(cfd, h->seq + n, n)))
+			break;
+		for (i = 0; i < (__u32)n; i++)
+			same &= h->seq[i].seq == h->seq[n + i].seq && !(h->seq[i].seq & 1);
+		if (same)
+			break;
+	}
+	if (!err)
+		err = lat_hc_merge_caches(&l, h->cache, n);
 	if (err) {
 		free(l.a);
 		return err;
 	}
-	qsort(l.a, l.n, sizeof(*l.a), cmp_key);
 	free(h->in_before);
 	h->in_before = h->in_now;
 	h->n_in_before = h->n_in_now;
@@ -244,7 +307,7 @@ static int hiccup_poll(void *priv)
 	return poll_intruders(h);
 }
 
-static void intruder_name(const struct intruder *in, char *buf, size_t len)
+static void intruder_name(const struct lat_hc_intruder_entry *in, char *buf, size_t len)
 {
 	if (in->k.who == LAT_HC_WHO_SOFTIRQ && in->k.id < 10)
 		snprintf(buf, len, "%s", softirq_name[in->k.id]);
@@ -256,7 +319,7 @@ static void intruder_name(const struct intruder *in, char *buf, size_t len)
 
 static int cmp_total(const void *a, const void *b)
 {
-	const struct intruder *x = a, *y = b;
+	const struct lat_hc_intruder_entry *x = a, *y = b;
 
 	return (x->v.total_ns < y->v.total_ns) - (x->v.total_ns > y->v.total_ns);
 }
@@ -264,27 +327,34 @@ static int cmp_total(const void *a, const void *b)
 /* The CPU's intruders, largest total first (this interval or the run). */
 static void report_top(struct hiccup *h, struct lat_emit *e, __u32 cpu)
 {
-	struct intruder top[64];
+	struct lat_hc_intruder_entry *top = calloc(h->n_in_now + 1, sizeof(*top));
+	const struct lat_hc_intruder_entry *in, *b;
 	size_t i, n = 0;
+	__u64 sum = 0;
 	char name[32];
 
-	for (i = 0; i < h->n_in_now && n < 64; i++) {
-		const struct intruder *in = &h->in_now[i], *b;
-
+	for (i = 0; top && i < h->n_in_now; i++) {
+		in = &h->in_now[i];
 		if (in->k.cpu != cpu)
 			continue;
 		top[n] = *in;
-		if (!e->final && !e->live) {
-			b = bsearch(in, h->in_before, h->n_in_before, sizeof(*in), cmp_key);
-			if (b) {
-				top[n].v.count -= b->v.count;
-				top[n].v.total_ns -= b->v.total_ns;
-			}
+		b = e->final || e->live ? NULL :
+			bsearch(in, h->in_before, h->n_in_before, sizeof(*in), cmp_key);
+		/* totals only grow; a read that raced a slot move (latbpf/hiccup.h)
+		 * more than 8 times in a row must not wrap */
+		if (b) {
+			top[n].v.count -= b->v.count < in->v.count ? b->v.count : in->v.count;
+			top[n].v.total_ns -= b->v.total_ns < in->v.total_ns ? b->v.total_ns :
+				in->v.total_ns;
 		}
 		if (top[n].v.count)
-			n++;
+			sum += top[n++].v.total_ns;
 	}
-	qsort(top, n, sizeof(top[0]), cmp_total);
+	if (n)
+		qsort(top, n, sizeof(top[0]), cmp_total);
+	/* all of them, not only the top ones listed */
+	e->ops->count(e, "intruders", n, n);
+	e->ops->dur(e, "intruders_ns", sum, sum);
 	e->ops->list_begin(e, "top", "top intruders");
 	for (i = 0; i < n && i < (e->max_items ? 5 : MAX_TOP); i++) {
 		intruder_name(&top[i], name, sizeof(name));
@@ -298,6 +368,7 @@ static void report_top(struct hiccup *h, struct lat_emit *e, __u32 cpu)
 		e->ops->obj_end(e);
 	}
 	e->ops->list_end(e);
+	free(top);
 }
 
 static void report_cpu(struct hiccup *h, struct lat_emit *e, __u32 c)
@@ -355,7 +426,7 @@ static void report_events(struct hiccup *h, struct lat_emit *e)
 						  "hiccups above the threshold");
 	for (i = first; i < h->nevents; i++) {
 		const struct lat_hc_event *ev = &h->events[i];
-		struct intruder in = { .k = { .who = ev->who, .id = ev->pid } };
+		struct lat_hc_intruder_entry in = { .k = { .who = ev->who, .id = ev->pid } };
 
 		memcpy(in.v.name, ev->name, sizeof(in.v.name));
 		intruder_name(&in, name, sizeof(name));
@@ -415,6 +486,8 @@ static void hiccup_destroy(void *priv)
 	lat_schedcore_leave(h->run->schedcore);
 	free(h->now);
 	free(h->before);
+	free(h->seq);
+	free(h->cache);
 	free(h->in_now);
 	free(h->in_before);
 	free(h->events);

@@ -10,6 +10,7 @@
 #include <time.h>
 #include "latbpf/hist.h"
 #include "latbpf/target.h"
+#include "latbpf/hiccup.h"
 
 #define LAT_FAMILY_NAMES "sched,hiccup,fault,block,tcp"
 #define LAT_NR_FAMILY_NAMES 5
@@ -103,6 +104,18 @@ void lat_usage(FILE *f);
 struct btf;
 bool lat_btf_has_tracepoint(const struct btf *btf, const char *tp);
 int lat_btf_tracepoint_nargs(const struct btf *btf, const char *tp);
+
+/* hiccup.c: the run's intruders, from the hash and the per-CPU caches */
+struct lat_hc_intruder_entry {
+	struct lat_hc_intruder_key k;
+	struct lat_hc_intruder v;
+};
+struct lat_hc_intruder_list {
+	struct lat_hc_intruder_entry *a;
+	size_t n, cap;
+};
+int lat_hc_merge_caches(struct lat_hc_intruder_list *l, const struct lat_hc_cache *c,
+			int ncpus);
 
 /* maps.c */
 int lat_map_each(int fd, size_t key_size, void *buf,

@@ -49,6 +49,7 @@ static int load(struct lat_schedcore *c, bool btf)
 	bpf_map__set_max_entries(skel->maps.hc_state, 1);
 	bpf_map__set_max_entries(skel->maps.hc_cpu, 1);
 	bpf_map__set_max_entries(skel->maps.hc_intruders, 1);
+	bpf_map__set_max_entries(skel->maps.hc_cache, 1);
 	bpf_map__set_max_entries(skel->maps.hc_events, 4096);
 	for (i = 0; i < c->n; i++)
 		c->cfg[i](skel, c->priv[i], btf);

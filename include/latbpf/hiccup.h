@@ -54,6 +54,41 @@ _Static_assert(sizeof(struct lat_hc_intruder) == 40, "shared with BPF");
 
 #define LAT_HC_MAX_INTRUDERS 8192
 
+/*
+ * Task and migration intruders are charged on most context switches while a
+ * target waits, and a hash update per switch cost more than the rest of the
+ * family. So each CPU first charges into its own direct-mapped cache (array
+ * indexed by CPU, written only by that CPU's sched_switch, interrupts off);
+ * a slot moves into hc_intruders when another intruder needs it. A run's
+ * totals are the hash plus every cache slot. `seq` is odd while a slot is
+ * being moved or refilled: the loader reads seq, the hash, the cache and seq
+ * again, and retries when seq moved.
+ */
+#define LAT_HC_CACHE_BITS 6
+#define LAT_HC_CACHE (1U << LAT_HC_CACHE_BITS)
+
+struct lat_hc_slot {
+	__u32 who;
+	__u32 id;
+	__u64 count;		/* 0: empty */
+	__u64 total_ns;
+	__u64 max_ns;
+	char name[16];
+};
+
+struct lat_hc_cache {
+	__u64 seq;
+	__u64 moves;		/* slots moved into the hash */
+	struct lat_hc_slot slot[LAT_HC_CACHE];
+};
+_Static_assert(sizeof(struct lat_hc_cache) == 16 + 48 * LAT_HC_CACHE, "shared with BPF");
+
+/* The cache slot of an intruder: a multiplicative hash of who and id. */
+static inline __u32 lat_hc_slot_of(__u32 who, __u32 id)
+{
+	return ((id ^ (who << 24)) * 2654435761U) >> (32 - LAT_HC_CACHE_BITS);
+}
+
 /* A hiccup above --threshold, through the ring buffer as it happens. */
 struct lat_hc_event {
 	__u64 ts_ns;		/* CLOCK_MONOTONIC at its end */

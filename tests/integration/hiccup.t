@@ -81,6 +81,41 @@ check "wakeup: one wakeup hiccup per sleep ($wk for 1000)" between "$wk" 990 101
 check "wakeup: charged to the hog ('$hogtop')" test "$hogtop" = "hog"
 check "wakeup: the hog's share is positive ($hogns ns)" num_le 1 "$hogns"
 
+# Many intruders: 120 short normal-priority burners share CPU 1 with the
+# spinning target. A CPU caches 64 intruders (latbpf/hiccup.h), so most of
+# them are moved into the hash while charged; the run's totals must still add
+# up: with one target, every ns it waited is charged to exactly one
+# intruder (a task, or an interrupt inside the wait).
+NB=120
+start_work many --cpu 1 hog --for 6s
+start_latbpf many --pid "$WORK_PID" --probes hiccup --no-tui --json "$T/many.json"
+kill -USR1 "$WORK_PID"
+bps=()
+for ((i = 0; i < NB; i++)); do
+	timeout 20 "$LATWORK" --cpu 1 --comm "b$i" burner --period 50ms --burst 200us \
+		--for 2s >/dev/null &
+	bps+=($!)
+done
+_pids+=("${bps[@]}")
+wait "${bps[@]}"
+stop "$LAT_PID"
+kill -TERM "$WORK_PID" 2>/dev/null
+J=$T/many.json
+c1=".hiccup.cpus[] | select(.cpu == 1)"
+nin=$(final "$J" "$c1 | .intruders")
+inns=$(final "$J" "$c1 | .intruders_ns")
+waits=$(final "$J" "$c1 | .preempted_ns + .wakeup_ns")
+pre=$(final "$J" "$c1 | .preempted")
+topb=$(final "$J" "[$c1 | .top[] | select(.name | test(\"^b[0-9]+$\"))] | length")
+diag "many: cpu1 $nin intruders, $inns ns charged; $pre preemptions, waits $waits ns; $topb of the top listed are burners"
+check "many: more intruders ($nin) than a CPU's 64 cache slots, burners ($NB) among them" \
+	num_le $NB "$nin"
+check "many: the target waited ($pre preemptions, $waits ns)" num_le 1000 "$pre"
+# an interrupt that began before a wait is charged whole: a few us each
+check "many: charged $inns ns = waited $waits ns (+-1%)" \
+	between "$inns" "$((waits * 99 / 100))" "$((waits * 101 / 100))"
+check "many: the top intruders are the burners ($topb of 20)" num_le 15 "$topb"
+
 # Interrupts: the target spins on CPU 1; TCP traffic on CPU 0 in a network
 # namespace whose lo steers receive processing (RPS) to CPU 1, so NET_RX
 # softirqs run on the target's core while it is on CPU.
