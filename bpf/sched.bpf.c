@@ -129,6 +129,9 @@ thread_get(struct task_struct *t, __u32 tid, __u32 tgid,
 	if (th && th->tid == 0) {
 		th->tid = tid;
 		th->tgid = tgid;
+		/* once per thread; a thread first seen switching in has a name
+		 * before its first switch-out too */
+		bpf_probe_read_kernel_str(th->comm, sizeof(th->comm), t->comm);
 	}
 	return th;
 }
@@ -196,8 +199,11 @@ static __always_inline void on_switch(bool preempt, struct task_struct *prev,
 		if (st->kind == ST_SLEEP || st->kind == ST_BLOCKED)
 			cpu->unseen++;
 		th = per_thread ? thread_get(prev, tid, tgid, cpu) : NULL;
-		/* at switch-out, so exec and prctl renames show up */
-		if (th)
+		/* at switch-out, so exec and prctl renames show up; through a
+		 * BTF pointer plain loads, not a helper call on every switch */
+		if (th && btf)
+			__builtin_memcpy(th->comm, prev->comm, sizeof(th->comm));
+		else if (th)
 			bpf_probe_read_kernel_str(th->comm, sizeof(th->comm), prev->comm);
 		if (preempt || state == 0) {
 			st->kind = ST_RUNQ;
