@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* floor: attaches bpf/floor.bpf.c (empty programs on sched_switch and
- * sched_wakeup), says "attached", and detaches on SIGINT/SIGTERM. */
+ * sched_wakeup; with --blocks also one program per handler building block),
+ * says "attached", and detaches on SIGINT/SIGTERM. */
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 #include "floor.skel.h"
 
@@ -13,11 +15,22 @@ static void on_sig(int sig)
 	stop = 1;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	struct floor_bpf *skel = floor_bpf__open_and_load();
+	struct floor_bpf *skel = floor_bpf__open();
+	struct bpf_program *p;
+	int blocks = argc > 1 && !strcmp(argv[1], "--blocks");
 
-	if (!skel || floor_bpf__attach(skel)) {
+	if (argc > 1 && !blocks) {
+		fprintf(stderr, "usage: floor [--blocks]\n");
+		floor_bpf__destroy(skel);
+		return 2;
+	}
+	if (skel)
+		bpf_object__for_each_program(p, skel->obj)
+			if (!strncmp(bpf_program__name(p), "cost_", 5))
+				bpf_program__set_autoload(p, blocks);
+	if (!skel || floor_bpf__load(skel) || floor_bpf__attach(skel)) {
 		fprintf(stderr, "floor: cannot load or attach\n");
 		floor_bpf__destroy(skel);
 		return 1;

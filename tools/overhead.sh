@@ -145,6 +145,19 @@ for cfg in floor runqlat all pid-idle; do measure pipe $cfg; done
 for cfg in floor runqlat all; do measure hackbench $cfg; done
 for cfg in biolatency all; do measure fio $cfg; done
 
+# What each building block of a handler costs here: one program per block on
+# sched_switch (tools/floor --blocks), its ns/event less the empty program's
+# in the same run.
+sysctl -qw kernel.bpf_stats_enabled=1
+"$B/tools/floor" --blocks 2>"$W/blocks.err" &
+TRACER=$!
+for ((i = 0; i < 400; i++)); do grep -q attached "$W/blocks.err" && break; sleep 0.005; done
+workload pipe-pinned >/dev/null
+bpftool prog show -j 2>/dev/null | jq '[.[] | select((.name | test("^(floor_switch|cost_)")) and (.run_cnt // 0) > 1000) |
+	{(.name): (.run_time_ns / .run_cnt | floor)}] | add // {}' >"$W/blocks.json"
+detach
+sysctl -qw kernel.bpf_stats_enabled=0
+
 # table and JSON
 jq -R -s --arg kernel "$(uname -r)" --arg cpus "$(nproc)" --arg pairs "$PAIRS" \
 	--arg cpu_model "$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)" '
@@ -157,7 +170,10 @@ jq -R -s --arg kernel "$(uname -r)" --arg cpus "$(nproc)" --arg pairs "$PAIRS" \
 		 ns_per_event: (.[3] | split(" ") | map(select(length > 0) | split("=") | {(.[0]): (.[1] | tonumber)}) | add // {}),
 		 attach_ms: (.[4] | tonumber? // null),
 		 loader_cpu_pct: (.[5] | nums | med), loader_peak_rss_kib: (.[6] | nums | max)}]}' \
-	"$RES" >"$B/overhead.json"
+	"$RES" | jq --slurpfile b "$W/blocks.json" '. + {blocks_ns: ($b[0] | with_entries(
+		select(.key != "floor_switch") | .key |= sub("^cost_"; "") |
+		.value -= ($b[0].floor_switch // 0)) + {empty_program: $b[0].floor_switch})}' \
+	>"$B/overhead.json"
 
 echo
 printf '%-12s %-13s %10s %18s  %s\n' workload config slowdown "(min..max)" "ns/event (kernel bpf_stats)"
@@ -166,6 +182,11 @@ jq -r '.results[] | [.workload, .config, (.slowdown_pct.median | tostring), "\(.
 	awk -F'\t' '{ split($4, m, /\.\./); printf "%-12s %-13s %+9.1f%% %8.1f..%-8.1f  %s\n", $1, $2, $3, m[1], m[2], $5 }'
 J=$B/overhead.json
 get() { jq -r "$1" "$J"; }
+echo
+echo "building blocks, ns/event on sched_switch beyond an empty program's ($(get .blocks_ns.empty_program) ns):"
+get '.blocks_ns | to_entries | map(select(.key != "empty_program") | "\(.key)=\(.value)") | join(" ")' | sed 's/^/  /'
+echo "  (clock: bpf_ktime_get_ns; tstore: task-storage lookup; hash: hash lookup;"
+echo "   hist: one histogram record; strread: bpf_probe_read_kernel_str of a name)"
 echo
 echo "loader (all families, system-wide): $(get '.results[] | select(.workload == "pipe-pinned" and .config == "all") | "\(.loader_cpu_pct)% of a CPU, peak RSS \(.loader_peak_rss_kib) KiB, attached in \(.attach_ms) ms"')"
 echo "runqlat attached in $(get '.results[] | select(.workload == "pipe-pinned" and .config == "runqlat") | .attach_ms') ms"
@@ -180,11 +201,14 @@ fsw=$(get '.results[] | select(.workload == "pipe-pinned" and .config == "floor"
 fa=$(get '.results[] | select(.workload == "fio" and .config == "all") | .slowdown_pct.median')
 fb=$(get '.results[] | select(.workload == "fio" and .config == "biolatency") | .slowdown_pct.median')
 l=$(get '.results[] | select(.workload == "pipe-pinned" and .config == "all")')
-r1() { awk -v x="$1" 'BEGIN { printf "%.1f", x }'; }
+r1() { awk -v x="$1" 'BEGIN { if (x == "" || x == "null") print "null"; else printf "%.1f", x }'; }
 fl=$(r1 "$fl") sh=$(r1 "$sh") rq=$(r1 "$rq") idle=$(r1 "$idle") fa=$(r1 "$fa") fb=$(r1 "$fb")
 echo "budget (pipe-pinned unless said):"
 verdict "sched+hiccup system-wide $sh% <= 12% and <= 2 x floor ($fl%) [runqlat: $rq%]" "$sh <= 12 && $sh <= 2 * $fl"
 verdict "sched_switch $sw ns/event <= 150 (<= 3 x empty program's $fsw)" "$sw <= 150 && $sw <= 3 * $fsw"
+echo "          (the sum of its building blocks, each measured alone: empty program + clock"
+echo "           + 2 task-storage lookups + 1 record = $(get \
+	'.blocks_ns | (.empty_program + .clock + 2 * .tstore + .hist)') ns)"
 verdict "--pid of an idle process $idle% within 2 points of the floor ($fl%)" "$idle - $fl <= 2"
 verdict "fio, all families $fa% <= biolatency's $fb%" "$fa <= $fb"
 verdict "loader <= 1% of a CPU ($(jq -r .loader_cpu_pct <<<"$l")%)" "$(jq -r .loader_cpu_pct <<<"$l") <= 1"
