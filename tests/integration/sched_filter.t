@@ -29,8 +29,16 @@ total=$(final "$T/f.json" '.sched.runq.count')
 diag "target $target threads $tids; pids seen: $pids_seen; late thread $late: sleep n=$n_late runq n=$late_rq"
 check "only the target's threads are recorded (pids: $pids_seen)" test "$pids_seen" = "$target"
 check "noise process ($noise) absent" bash -c "! jq -e 'select(.final) | .sched.threads[] | select(.pid == $noise)' '$T/f.json' >/dev/null"
-check "thread created 300 ms after attach ($late): 300 sleeps seen ($n_late)" between "$n_late" 299 302
-check "its run-queue samples counted too ($late_rq)" between "$late_rq" 300 305
+# Two things take a sleep out of the count, each visible in the output: a
+# sleep whose timer fires while the thread is preempted on its way into
+# schedule() never leaves the CPU (one per involuntary switch at most), and
+# a sleep whose wakeup and switch-in the kernel did not trace (counted in
+# unseen_wakeups; about 1 in 1600 timer sleeps on 6.18) is not recorded.
+inv_late=$(final "$T/f.json" ".sched.threads[] | select(.tid == $late) | .involuntary")
+unseen=$(final "$T/f.json" ".sched.switches.unseen_wakeups")
+check "thread created 300 ms after attach ($late): 300 sleeps seen ($n_late; preempted $inv_late, unseen $unseen)" \
+	between "$n_late" "$((299 - inv_late - unseen))" 302
+check "its run-queue samples counted too ($late_rq)" between "$late_rq" "$((300 - unseen))" 305
 check "per-CPU runq counts add up to the total ($cpus = $total)" test "$cpus" = "$total"
 check "JSON keeps the hostile comm byte for byte" test "$comm" = "$EVIL"
 check "every JSON line parses" bash -c "jq -e . '$T/f.json' >/dev/null"
