@@ -6,8 +6,9 @@ command -v clang >/dev/null || { echo "1..0 # SKIP no clang"; exit 0; }
 for dir in vmlinux/*/; do
 	arch=$(basename "$dir")
 	for src in bpf/*.bpf.c; do
-		clang -g -O2 -target bpf -D__TARGET_ARCH_"$arch" -Wall -Werror -Wno-unused-function \
-			-I"$dir" -Iinclude -Ibpf -c "$src" -o "$T/$arch-$(basename "$src" .c).o" 2>"$T/err"
+		# shellcheck disable=SC2046 # the Makefile's flags, word-split
+		clang $(make -s --no-print-directory bpf-cflags ARCH="$arch") \
+			-c "$src" -o "$T/$arch-$(basename "$src" .c).o" 2>"$T/err"
 		ok $? "$src builds for $arch"
 		[ -s "$T/err" ] && diag "$(cat "$T/err")"
 	done
