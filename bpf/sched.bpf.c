@@ -40,14 +40,35 @@ const volatile bool per_thread = false;
 enum { ST_ONCPU, ST_RUNQ, ST_SLEEP, ST_BLOCKED };
 
 /* One record per target task for every family on these tracepoints, so a
- * switch costs one storage lookup per task, not one per family. */
+ * switch costs one lookup per task, not one per family. */
 struct task_st {
 	__u64 ts;
 	__u32 kind;
-	__u32 _pad;
+	__u32 tid;		/* in task_slots: the owner, 0 when free */
 	struct hc_task hc;	/* the hiccup family's */
 	struct fault_task ft;	/* the fault family's */
 };
+
+/*
+ * Where the records live (tp_btf): a slot per tid in an array, direct-mapped
+ * (tid & slot_mask) and tagged with its owner; the loader sizes it to
+ * pid_max, up to 65536 slots. An array lookup is a few inlined instructions,
+ * a task-storage lookup a helper call (~28 ns here: tools/overhead.sh), and
+ * a switch with a wakeup needs three. A task claims a free slot on first
+ * use (cmpxchg: two tids sharing a slot may race), adopting what its task
+ * storage held, and frees it in its last switch (TASK_DEAD); a task whose
+ * slot another live thread owns keeps its record in task storage. A new
+ * task starts from a clean record (sched_wakeup_new), so a reused tid never
+ * inherits anything.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);		/* set by the loader */
+	__type(key, __u32);
+	__type(value, struct task_st);
+} task_slots SEC(".maps");
+
+const volatile __u32 slot_mask = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -91,14 +112,35 @@ struct {
  * `btf` is a constant in every caller, so one branch is compiled. */
 #define TREAD(btf, t, f) ((btf) ? (t)->f : BPF_CORE_READ(t, f))
 
+#define TASK_DEAD 0x80	/* __state of a task's last switch, since 4.14 */
+
 static __always_inline struct task_st *st_get(struct task_struct *t, __u32 tid,
 					      bool btf)
 {
-	struct task_st zero = {}, *st;
+	struct task_st zero = {}, *st, *old;
+	__u32 idx = tid & slot_mask;
 
-	if (btf)
+	if (btf) {
+		st = bpf_map_lookup_elem(&task_slots, &idx);
+		if (st && st->tid == tid)
+			return st;
+		if (st && !st->tid && !__sync_val_compare_and_swap(&st->tid, 0, tid)) {
+			/* claimed: take over what task storage held, if any */
+			old = bpf_task_storage_get(&task_st, t, NULL, 0);
+			st->ts = old ? old->ts : 0;
+			st->kind = old ? old->kind : ST_ONCPU;
+			if (old) {
+				st->hc = old->hc;
+				st->ft = old->ft;
+			} else {
+				__builtin_memset(&st->hc, 0, sizeof(st->hc));
+				__builtin_memset(&st->ft, 0, sizeof(st->ft));
+			}
+			return st;
+		}
 		return bpf_task_storage_get(&task_st, t, NULL,
 					    BPF_LOCAL_STORAGE_GET_F_CREATE);
+	}
 	st = bpf_map_lookup_elem(&task_st_hash, &tid);
 	if (st)
 		return st;
@@ -244,13 +286,19 @@ static __always_inline void on_switch(bool preempt, struct task_struct *prev,
 #define TARGET(btf, t) (TREAD(btf, t, pid) && \
 			lat_is_target(TREAD(btf, t, tgid), TREAD(btf, t, pid)))
 
-static __always_inline int wakeup(struct task_struct *p, bool btf)
+/* fresh: a new task (sched_wakeup_new), whose record starts clean */
+static __always_inline int wakeup(struct task_struct *p, bool btf, bool fresh)
 {
 	struct task_st *st;
 	__u64 clock = 0;
 
 	if (!TARGET(btf, p) || !(st = st_get(p, TREAD(btf, p, pid), btf)))
 		return 0;
+	if (fresh) {
+		st->kind = ST_ONCPU;
+		__builtin_memset(&st->hc, 0, sizeof(st->hc));
+		__builtin_memset(&st->ft, 0, sizeof(st->ft));
+	}
 	if (en_sched)
 		on_wakeup(p, st, btf, &clock);
 	if (btf && en_hiccup)
@@ -278,6 +326,10 @@ static __always_inline int do_switch(bool preempt, struct task_struct *prev,
 	if (btf && en_fault)
 		fault_on_switch(preempt, prev, sp ? &sp->ft : NULL, sn ? &sn->ft : NULL,
 				&clock);
+	/* prev's last switch: its slot is free for the next owner of the tid
+	 * (xchg: every write of the record above lands before the release) */
+	if (btf && sp && sp->tid && (lat_task_state_btf(prev) & TASK_DEAD))
+		__sync_lock_test_and_set(&sp->tid, 0);
 	return 0;
 }
 
@@ -309,13 +361,13 @@ int BPF_PROG(fault_filemap)
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(sched_wakeup, struct task_struct *p)
 {
-	return wakeup(p, true);
+	return wakeup(p, true, false);
 }
 
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(sched_wakeup_new, struct task_struct *p)
 {
-	return wakeup(p, true);
+	return wakeup(p, true, true);
 }
 
 SEC("tp_btf/sched_switch")
@@ -329,13 +381,13 @@ int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
 SEC("raw_tp/sched_wakeup")
 int BPF_PROG(sched_wakeup_raw, struct task_struct *p)
 {
-	return wakeup(p, false);
+	return wakeup(p, false, false);
 }
 
 SEC("raw_tp/sched_wakeup_new")
 int BPF_PROG(sched_wakeup_new_raw, struct task_struct *p)
 {
-	return wakeup(p, false);
+	return wakeup(p, false, true);
 }
 
 SEC("raw_tp/sched_switch")

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The shared scheduler-tracepoint object: see schedcore.h. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
@@ -15,6 +16,28 @@ int lat_schedcore_join(struct lat_schedcore *c, lat_schedcore_cfg cfg, void *pri
 	c->priv[c->n++] = priv;
 	c->users++;
 	return 0;
+}
+
+/* Slots for per-task records (bpf/sched.bpf.c): one per possible tid up to
+ * 65536 (56 bytes each), a power of two. LATBPF_TASK_SLOTS overrides it, so
+ * the tests can make tids share slots. */
+static __u32 task_slots(void)
+{
+	const char *env = getenv("LATBPF_TASK_SLOTS");
+	unsigned long want = 32768;
+	__u32 n = 1;
+	FILE *f;
+
+	if (env) {
+		want = strtoul(env, NULL, 10);
+	} else if ((f = fopen("/proc/sys/kernel/pid_max", "r"))) {
+		if (fscanf(f, "%lu", &want) != 1)
+			want = 32768;
+		fclose(f);
+	}
+	while (n < want && n < 65536)
+		n <<= 1;
+	return n;
 }
 
 /* Open with every family off and its maps at minimum size; each joined
@@ -41,7 +64,11 @@ static int load(struct lat_schedcore *c, bool btf)
 			bpf_program__set_autoload(p, false);
 	}
 	if (btf) {
+		__u32 n = task_slots();
+
 		bpf_map__set_max_entries(skel->maps.task_st_hash, 1);
+		bpf_map__set_max_entries(skel->maps.task_slots, n);
+		skel->rodata->slot_mask = n - 1;
 	} else {
 		bpf_map__set_autocreate(skel->maps.task_st, false);
 	}
