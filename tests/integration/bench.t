@@ -149,15 +149,18 @@ timeout -s KILL 30 "$LATBPF" bench syscall ctxsw --duration 3s >"$T/kill.out" 2>
 kp=$!
 _pids+=($kp)
 child=
-for i in $(seq 150); do	# latbpf is timeout's child; ctxsw_process forks a partner
+for i in $(seq 250); do	# latbpf is timeout's child; ctxsw_process forks a partner
 	lp=$(pgrep -P "$kp" | head -1)
 	[ -n "$lp" ] && child=$(pgrep -P "$lp" | head -1)
 	[ -n "$child" ] && break
 	sleep 0.1
 done
+[ -n "$child" ] || diag "no ctxsw partner process seen in 25 s"
 kill -KILL "$child" 2>/dev/null
 wait $kp
-ok $(($? != 1)) "a benchmark stopped by an error exits 1"
+st=$?
+ok $((st != 1)) "a benchmark stopped by an error exits 1 (status $st)"
+[ "$st" = 1 ] || diag "stderr: $(tail -3 "$T/kill.err")"
 check "  and says which" grep -q 'ctxsw: stopped on an error' "$T/kill.err"
 check "  and the others are still reported" grep -q '^syscall_getppid ' "$T/kill.out"
 
