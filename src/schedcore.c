@@ -96,7 +96,7 @@ int lat_schedcore_attach(struct lat_schedcore *c)
 		return c->err;
 	c->tried = true;
 	/* Feature probe by loading: task storage for tracing programs needs
-	 * 5.11; older kernels get the raw_tp twins. LATBPF_FORCE_RAW_TP lets
+	 * 5.11, the slots' cmpxchg 5.12; older kernels get the raw_tp twins. LATBPF_FORCE_RAW_TP lets
 	 * the tests run the twins here too. */
 	c->err = getenv("LATBPF_FORCE_RAW_TP") ? -ENOTSUP : load(c, true);
 	if (c->err && c->err != -EPERM)
