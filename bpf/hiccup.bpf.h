@@ -53,7 +53,9 @@ struct hc_state {
 	__u32 cur_target;	/* a target thread runs here */
 	__u32 top_who, top_id;
 	__u32 hard_irq, soft_vec;
+	__u32 _pad[10];		/* 128 bytes: CPUs' entries share no cache line */
 };
+_Static_assert(sizeof(struct hc_state) % 64 == 0, "one CPU's entry, its own cache lines");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

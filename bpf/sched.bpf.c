@@ -47,12 +47,15 @@ struct task_st {
 	__u32 tid;		/* in task_slots: the owner, 0 when free */
 	struct hc_task hc;	/* the hiccup family's */
 	struct fault_task ft;	/* the fault family's */
+	__u64 _pad;		/* a cache line each: threads with adjacent tids
+				 * run on different CPUs */
 };
+_Static_assert(sizeof(struct task_st) == 64, "one slot, one cache line");
 
 /*
  * Where the records live (tp_btf): a slot per tid in an array, direct-mapped
  * (tid & slot_mask) and tagged with its owner; the loader sizes it to
- * pid_max, up to 65536 slots. An array lookup is a few inlined instructions,
+ * pid_max, up to 65536 slots of 64 bytes. An array lookup is a few inlined instructions,
  * a task-storage lookup a helper call (~28 ns here: tools/overhead.sh), and
  * a switch with a wakeup needs three. A task claims a free slot on first
  * use (cmpxchg: two tids sharing a slot may race), adopting what its task

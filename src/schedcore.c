@@ -19,7 +19,8 @@ int lat_schedcore_join(struct lat_schedcore *c, lat_schedcore_cfg cfg, void *pri
 }
 
 /* Slots for per-task records (bpf/sched.bpf.c): one per possible tid up to
- * 65536 (56 bytes each), a power of two. LATBPF_TASK_SLOTS overrides it, so
+ * 65536 (64 bytes each: 2 MiB for the default pid_max of 32768), a power
+ * of two. LATBPF_TASK_SLOTS overrides it, so
  * the tests can make tids share slots. */
 static __u32 task_slots(void)
 {

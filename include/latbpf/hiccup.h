@@ -25,7 +25,8 @@ enum lat_hc_who {
 };
 
 /* Per CPU (array indexed by CPU): written only on that CPU, or under its
- * run-queue lock, so plain increments suffice. */
+ * run-queue lock, so plain increments suffice. Sized in whole cache lines,
+ * as are the other per-CPU arrays, so that CPUs never write one line. */
 struct lat_hc_cpu {
 	__u64 count[LAT_HC_NR_KINDS];
 	__u64 stolen_ns[LAT_HC_NR_KINDS];
@@ -33,9 +34,11 @@ struct lat_hc_cpu {
 	__u64 unseen;		/* waits whose end the kernel never traced */
 	struct lat_hist task_hist;	/* PREEMPTED and WAKEUP intervals */
 	struct lat_hist intr_hist;	/* IRQ, SOFTIRQ and NMI intervals */
+	__u64 _pad[2];		/* whole cache lines: CPUs' entries share none */
 };
-_Static_assert(sizeof(struct lat_hc_cpu) == 8 * (2 * LAT_HC_NR_KINDS + 2) +
+_Static_assert(sizeof(struct lat_hc_cpu) == 8 * (2 * LAT_HC_NR_KINDS + 2 + 2) +
 		       2 * sizeof(struct lat_hist), "lat_hc_cpu layout is shared with BPF");
+_Static_assert(sizeof(struct lat_hc_cpu) % 64 == 0, "one CPU's entry, its own cache lines");
 
 /* Intruder totals, aggregated in the kernel: hash keyed by (cpu, who, id). */
 struct lat_hc_intruder_key {
@@ -79,9 +82,11 @@ struct lat_hc_slot {
 struct lat_hc_cache {
 	__u64 seq;
 	__u64 moves;		/* slots moved into the hash */
+	__u64 _pad[6];		/* whole cache lines: CPUs' entries share none */
 	struct lat_hc_slot slot[LAT_HC_CACHE];
 };
-_Static_assert(sizeof(struct lat_hc_cache) == 16 + 48 * LAT_HC_CACHE, "shared with BPF");
+_Static_assert(sizeof(struct lat_hc_cache) == 64 + 48 * LAT_HC_CACHE, "shared with BPF");
+_Static_assert(sizeof(struct lat_hc_cache) % 64 == 0, "one CPU's entry, its own cache lines");
 
 /* The cache slot of an intruder: a multiplicative hash of who and id. */
 static inline __u32 lat_hc_slot_of(__u32 who, __u32 id)
