@@ -76,16 +76,6 @@ static __always_inline __u32 rq_dev(struct request *rq)
 	return ((__u32)disk->major << 20) | (__u32)disk->first_minor;
 }
 
-static __always_inline bool current_is_target(void)
-{
-	__u64 id;
-
-	if (!lat_filtering())
-		return true;	/* and no helper call */
-	id = bpf_get_current_pid_tgid();
-	return lat_is_target((__u32)(id >> 32), (__u32)id);
-}
-
 /* Starts following rq in f, or in a new entry when f is NULL. */
 static __always_inline void follow(struct request *rq, struct inflight *f,
 				   __u64 insert_ts, __u64 issue_ts)
@@ -105,7 +95,7 @@ static __always_inline void on_insert(struct request *rq)
 {
 	__u64 key = (__u64)rq;
 
-	if (!current_is_target())
+	if (!lat_current_is_target())
 		return;
 	follow(rq, bpf_map_lookup_elem(&blk_inflight, &key), bpf_ktime_get_ns(), 0);
 }
@@ -120,7 +110,7 @@ static __always_inline void on_issue(struct request *rq)
 		f->bytes = rq->__data_len;
 		return;
 	}
-	if (current_is_target())
+	if (lat_current_is_target())
 		follow(rq, f, 0, bpf_ktime_get_ns());
 }
 

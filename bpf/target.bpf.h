@@ -30,4 +30,16 @@ static __always_inline bool lat_is_target(__u32 tgid, __u32 tid)
 	return false;
 }
 
+/* The current task, for tracepoints that fire in its context; with no
+ * filter, no helper call. */
+static __always_inline bool lat_current_is_target(void)
+{
+	__u64 id;
+
+	if (!lat_filtering())
+		return true;
+	id = bpf_get_current_pid_tgid();
+	return lat_is_target((__u32)(id >> 32), (__u32)id);
+}
+
 #endif

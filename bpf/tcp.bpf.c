@@ -97,18 +97,6 @@ static __always_inline struct lat_tcp_cpu *cpu_get(void)
 	return bpf_map_lookup_elem(&tcp_cpu, &k);
 }
 
-static __always_inline bool current_is_target(void)
-{
-	__u64 id = bpf_get_current_pid_tgid();
-
-	return lat_is_target((__u32)(id >> 32), (__u32)id);
-}
-
-static __always_inline bool system_wide(void)
-{
-	return lat_targ.n_tgids == 0 && lat_targ.n_tids == 0;
-}
-
 /* The socket's mark: created when the target uses it in process context. */
 static __always_inline struct sk_mark *mark(struct sock *sk, bool in_target)
 {
@@ -126,14 +114,14 @@ static __always_inline struct sk_mark *mark(struct sock *sk, bool in_target)
 SEC("tp_btf/tcp_sendmsg_locked")
 int BPF_PROG(tcp_send, struct sock *sk)
 {
-	mark(sk, current_is_target());
+	mark(sk, lat_current_is_target());
 	return 0;
 }
 
 SEC("tp_btf/tcp_rcv_space_adjust")
 int BPF_PROG(tcp_recv, struct sock *sk)
 {
-	mark(sk, current_is_target());
+	mark(sk, lat_current_is_target());
 	return 0;
 }
 
@@ -148,7 +136,7 @@ int BPF_PROG(tcp_state, struct sock *sk, int oldstate, int newstate)
 	if (sk->sk_protocol != IPPROTO_TCP)
 		return 0;
 	if (newstate == TCP_SYN_SENT) {	/* connect(), in the caller's context */
-		m = mark(sk, current_is_target());
+		m = mark(sk, lat_current_is_target());
 		if (m)
 			m->connect_ts = bpf_ktime_get_ns();
 		return 0;
@@ -174,7 +162,7 @@ int BPF_PROG(tcp_rtt, struct sock *sk)
 	struct lat_tcp_cpu *c;
 	__u32 srtt;
 
-	if (!system_wide() && !bpf_sk_storage_get(&tcp_marks, sk, NULL, 0))
+	if (lat_filtering() && !bpf_sk_storage_get(&tcp_marks, sk, NULL, 0))
 		return 0;
 	srtt = BPF_CORE_READ(tp, srtt_us) >> 3;	/* kept << 3, in us */
 	if (!srtt)
@@ -191,7 +179,7 @@ static __always_inline void retransmit(struct sock *sk, int err)
 	struct lat_tcp_remote *r;
 	struct lat_tcp_cpu *c;
 
-	if (!system_wide() && !bpf_sk_storage_get(&tcp_marks, sk, NULL, 0))
+	if (lat_filtering() && !bpf_sk_storage_get(&tcp_marks, sk, NULL, 0))
 		return;
 	if (!(c = cpu_get()))
 		return;

@@ -21,6 +21,7 @@ struct block {
 	struct lat_blk_stats *percpu;	/* one lookup: a value per CPU */
 	struct lat_table devs;		/* of struct dev_stats, by key */
 	struct lat_blk_stats iv;
+	__u64 missed, missed_before;	/* lat_prog_misses() */
 };
 
 static const char *const op_name[LAT_BLK_NR_OPS] = { "read", "write", "other" };
@@ -132,6 +133,8 @@ static int block_poll(void *priv)
 
 		d->before = d->now;
 	}
+	b->missed_before = b->missed;
+	b->missed = lat_prog_misses(b->skel->obj);
 	return lat_map_each(bpf_map__fd(b->skel->maps.blk_stats), sizeof(struct lat_blk_key),
 			    b->percpu, merge_dev, b);
 }
@@ -177,6 +180,9 @@ static void block_report(void *priv, struct lat_emit *e)
 		e->ops->obj_end(e);
 	}
 	e->ops->list_end(e);
+	/* completions that arrived inside one of these programs */
+	if (b->missed)
+		e->ops->count(e, "missed", b->missed - b->missed_before, b->missed);
 	e->ops->obj_end(e);
 }
 

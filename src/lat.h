@@ -120,6 +120,8 @@ int lat_hc_merge_caches(struct lat_hc_intruder_list *l, const struct lat_hc_cach
 /* maps.c */
 int lat_map_each(int fd, size_t key_size, void *buf,
 		 int (*fn)(const void *key, void *value, void *ctx), void *ctx);
+struct bpf_object;
+__u64 lat_prog_misses(const struct bpf_object *obj);
 
 /* A table of items kept in the byte order (memcmp) of a key at their start,
  * so items sharing a key prefix are adjacent: what a family keeps per map

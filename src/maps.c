@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Reading BPF hash maps from user space: the one drain loop. */
+/* Reading BPF maps from user space: the one drain loop; and what the kernel
+ * says it did not run. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include "lat.h"
 
 /*
@@ -72,4 +74,27 @@ void *lat_table_get(struct lat_table *t, const void *key, bool *fresh)
 	t->n++;
 	*fresh = true;
 	return at;
+}
+
+/*
+ * Events the kernel did not run obj's programs for: a program already
+ * running on a CPU is not entered again there, so an interrupt that hits
+ * the same tracepoint inside it is lost (bpf_prog_info.recursion_misses,
+ * 5.12+; 0 before).
+ */
+__u64 lat_prog_misses(const struct bpf_object *obj)
+{
+	struct bpf_program *p;
+	__u64 n = 0;
+
+	bpf_object__for_each_program(p, obj) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(p);
+
+		memset(&info, 0, sizeof(info));
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			n += info.recursion_misses;
+	}
+	return n;
 }

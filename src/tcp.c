@@ -23,6 +23,7 @@ struct tcp {
 	struct lat_tcp_cpu *percpu;
 	struct lat_tcp_cpu now, before;
 	struct lat_hist iv_rtt, iv_connect;
+	__u64 missed, missed_before;	/* lat_prog_misses() */
 };
 
 static int tcp_open(const struct lat_run *run, void **priv)
@@ -133,6 +134,8 @@ static int tcp_poll(void *priv)
 	}
 	lat_hist_delta(&t->iv_rtt, &t->now.rtt, &t->before.rtt);
 	lat_hist_delta(&t->iv_connect, &t->now.connect, &t->before.connect);
+	t->missed_before = t->missed;
+	t->missed = lat_prog_misses(t->skel->obj);
 	return t->run->opts->per_remote ? poll_remotes(t) : 0;
 }
 
@@ -180,6 +183,9 @@ static void tcp_report(void *priv, struct lat_emit *e)
 		      t->now.retransmit_failed - t->before.retransmit_failed,
 		      t->now.retransmit_failed);
 	e->ops->count(e, "sockets", t->now.sockets - t->before.sockets, t->now.sockets);
+	/* softirq TCP events that arrived inside one of these programs */
+	if (t->missed)
+		e->ops->count(e, "missed", t->missed - t->missed_before, t->missed);
 	if (t->run->opts->per_remote)
 		report_remotes(t, e);
 	e->ops->obj_end(e);

@@ -48,12 +48,16 @@ stop "$LAT_PID"
 kill -TERM "$WORK_PID"
 c=$(final "$T/con.json" .tcp.connect.count)
 cp50=$(final "$T/con.json" .tcp.connect.p50)
-diag "connects: 200 -> $c samples, p50 $cp50 ns"
-check "200 connects give 200 connect samples ($c)" test "$c" = 200
+miss=$(final "$T/con.json" '.tcp.missed // 0')
+diag "connects: 200 -> $c samples, p50 $cp50 ns; events the kernel did not run the programs for: $miss"
+# a softirq state change that lands inside the same program on that CPU is
+# not traced, and the kernel counts it (tcp.missed)
+check "200 connects give 200 connect samples ($c), less what the kernel missed ($miss)" \
+	between "$c" $((200 - miss)) 200
 check "connect p50 is a loopback handshake (< 5 ms: $cp50)" num_le "$cp50" 5000000
 rc=$(final "$T/con.json" "[.tcp.remotes[] | select(.remote == \"127.0.0.1:$PORT\") | .connect.count] | add // 0")
 nr=$(final "$T/con.json" '.tcp.remotes | length')
-check "--per-remote: the 200 connects under 127.0.0.1:$PORT ($rc), one remote ($nr)" test "$rc,$nr" = "200,1"
+check "--per-remote: the connects under 127.0.0.1:$PORT ($rc = $c), one remote ($nr)" test "$rc,$nr" = "$c,1"
 
 # 3. retransmits: client in namespace A, server in B, joined by a veth; B's
 # end goes down for 1.2 s in the middle of the exchange
