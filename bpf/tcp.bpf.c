@@ -106,8 +106,12 @@ static __always_inline struct sk_mark *mark(struct sock *sk, bool in_target)
 	if (m || !in_target)
 		return m;
 	m = bpf_sk_storage_get(&tcp_marks, sk, NULL, BPF_SK_STORAGE_GET_F_CREATE);
-	if (m && (c = cpu_get()))
-		c->sockets++;
+	if ((c = cpu_get())) {
+		if (m)
+			c->sockets++;
+		else
+			c->untracked++;	/* its events cannot be attributed: say so */
+	}
 	return m;
 }
 

@@ -129,6 +129,7 @@ static int tcp_poll(void *priv)
 		t->now.retransmits += t->percpu[c].retransmits;
 		t->now.retransmit_failed += t->percpu[c].retransmit_failed;
 		t->now.sockets += t->percpu[c].sockets;
+		t->now.untracked += t->percpu[c].untracked;
 		lat_hist_merge(&t->now.rtt, &t->percpu[c].rtt);
 		lat_hist_merge(&t->now.connect, &t->percpu[c].connect);
 	}
@@ -183,6 +184,9 @@ static void tcp_report(void *priv, struct lat_emit *e)
 		      t->now.retransmit_failed - t->before.retransmit_failed,
 		      t->now.retransmit_failed);
 	e->ops->count(e, "sockets", t->now.sockets - t->before.sockets, t->now.sockets);
+	if (t->now.untracked)
+		e->ops->count(e, "untracked_sockets", t->now.untracked - t->before.untracked,
+			      t->now.untracked);
 	/* softirq TCP events that arrived inside one of these programs */
 	if (t->missed)
 		e->ops->count(e, "missed", t->missed - t->missed_before, t->missed);

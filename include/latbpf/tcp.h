@@ -10,7 +10,7 @@ struct lat_tcp_cpu {
 	__u64 retransmits;	/* tcp:tcp_retransmit_skb that went out (TcpRetransSegs) */
 	__u64 retransmit_failed;	/* ... that failed to go out (err != 0) */
 	__u64 sockets;		/* sockets tied to the target */
-	__u64 _pad;
+	__u64 untracked;	/* ... whose mark the kernel could not store */
 	struct lat_hist rtt;	/* smoothed RTT at each tcp:tcp_probe, ns */
 	struct lat_hist connect;	/* SYN_SENT -> ESTABLISHED, ns */
 };

@@ -39,8 +39,10 @@ burner_case() { # NAME PERIOD_MS BURST_MS
 	# the slot holding BURST ms is 2^(floor(log2(BURST ms)) - 4) ns wide
 	width=$(awk -v b=$((burst * 1000000)) 'BEGIN { printf "%d", 2 ^ (int(log(b) / log(2)) - 4) }')
 	check "$name: CPU 1 is marked pinned, with the target's thread" test "$pinned" = "$WORK_PID"
-	check "$name: preemption hiccups ($pre) >= bursts ($bursts), few others" \
-		between "$pre" "$bursts" "$((bursts * 3 / 2 + 5))"
+	# others: kworkers, the test's own tools, the VM's noise; each is a real
+	# preemption of the target, their number is not under the test's control
+	check "$name: preemption hiccups ($pre) >= bursts ($bursts), not 2x more" \
+		between "$pre" "$bursts" "$((bursts * 2 + 5))"
 	check "$name: p50 $p50 within ${burst} ms +- (slot $width + 10%)" \
 		between "$p50" "$((burst * 900000 - width))" "$((burst * 1100000 + width))"
 	check "$name: stolen $stolen ns = $bursts x ${burst} ms +- 15%" \

@@ -49,11 +49,14 @@ kill -TERM "$WORK_PID"
 c=$(final "$T/con.json" .tcp.connect.count)
 cp50=$(final "$T/con.json" .tcp.connect.p50)
 miss=$(final "$T/con.json" '.tcp.missed // 0')
-diag "connects: 200 -> $c samples, p50 $cp50 ns; events the kernel did not run the programs for: $miss"
+untr=$(final "$T/con.json" '.tcp.untracked_sockets // 0')
+socks=$(final "$T/con.json" '.tcp.sockets')
+diag "connects: 200 -> $c samples, p50 $cp50 ns; sockets $socks, untracked $untr; events the kernel did not run the programs for: $miss"
 # a softirq state change that lands inside the same program on that CPU is
-# not traced, and the kernel counts it (tcp.missed)
-check "200 connects give 200 connect samples ($c), less what the kernel missed ($miss)" \
-	between "$c" $((200 - miss)) 200
+# not traced, and the kernel counts it (tcp.missed); a socket whose mark
+# could not be stored is counted too (tcp.untracked_sockets)
+check "200 connects give 200 connect samples ($c), less what was missed ($miss) or untracked ($untr)" \
+	between "$c" $((200 - miss - untr)) 200
 check "connect p50 is a loopback handshake (< 5 ms: $cp50)" num_le "$cp50" 5000000
 rc=$(final "$T/con.json" "[.tcp.remotes[] | select(.remote == \"127.0.0.1:$PORT\") | .connect.count] | add // 0")
 nr=$(final "$T/con.json" '.tcp.remotes | length')
