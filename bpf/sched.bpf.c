@@ -55,9 +55,9 @@ _Static_assert(sizeof(struct task_st) == 64, "one slot, one cache line");
 /*
  * Where the records live (tp_btf): a slot per tid in an array, direct-mapped
  * (tid & slot_mask) and tagged with its owner; the loader sizes it to
- * pid_max, up to 65536 slots of 64 bytes. An array lookup is a few inlined instructions,
- * a task-storage lookup a helper call (~28 ns here: tools/overhead.sh), and
- * a switch with a wakeup needs three. A task claims a free slot on first
+ * pid_max, up to 65536 slots of 64 bytes. An array lookup is a few inlined
+ * instructions, a task-storage lookup a helper call (~28 ns here:
+ * tools/overhead.sh), and a switch with a wakeup needs three. A task claims a free slot on first
  * use (cmpxchg: two tids sharing a slot may race), adopting what its task
  * storage held, and frees it in its last switch (TASK_DEAD); a task whose
  * slot another live thread owns keeps its record in task storage. A new
@@ -117,6 +117,15 @@ struct {
 
 #define TASK_DEAD 0x80	/* __state of a task's last switch, since 4.14 */
 
+/* A record with nothing pending: on CPU, no wait, no fault. */
+static __always_inline void st_clear(struct task_st *st)
+{
+	st->ts = 0;
+	st->kind = ST_ONCPU;
+	__builtin_memset(&st->hc, 0, sizeof(st->hc));
+	__builtin_memset(&st->ft, 0, sizeof(st->ft));
+}
+
 static __always_inline struct task_st *st_get(struct task_struct *t, __u32 tid,
 					      bool btf)
 {
@@ -125,22 +134,25 @@ static __always_inline struct task_st *st_get(struct task_struct *t, __u32 tid,
 
 	if (btf) {
 		st = bpf_map_lookup_elem(&task_slots, &idx);
-		if (st && st->tid == tid)
-			return st;
-		if (st && !st->tid && !__sync_val_compare_and_swap(&st->tid, 0, tid)) {
+		if (!st)
+			return NULL;
+		if (st->tid != tid && !st->tid &&
+		    !__sync_val_compare_and_swap(&st->tid, 0, tid)) {
 			/* claimed: take over what task storage held, if any */
 			old = bpf_task_storage_get(&task_st, t, NULL, 0);
-			st->ts = old ? old->ts : 0;
-			st->kind = old ? old->kind : ST_ONCPU;
 			if (old) {
+				st->ts = old->ts;
+				st->kind = old->kind;
 				st->hc = old->hc;
 				st->ft = old->ft;
 			} else {
-				__builtin_memset(&st->hc, 0, sizeof(st->hc));
-				__builtin_memset(&st->ft, 0, sizeof(st->ft));
+				st_clear(st);
 			}
-			return st;
 		}
+		/* also when another event of this task claimed it just now */
+		if (st->tid == tid)
+			return st;
+		/* another live thread owns the slot */
 		return bpf_task_storage_get(&task_st, t, NULL,
 					    BPF_LOCAL_STORAGE_GET_F_CREATE);
 	}
@@ -297,11 +309,8 @@ static __always_inline int wakeup(struct task_struct *p, bool btf, bool fresh)
 
 	if (!TARGET(btf, p) || !(st = st_get(p, TREAD(btf, p, pid), btf)))
 		return 0;
-	if (fresh) {
-		st->kind = ST_ONCPU;
-		__builtin_memset(&st->hc, 0, sizeof(st->hc));
-		__builtin_memset(&st->ft, 0, sizeof(st->ft));
-	}
+	if (fresh)
+		st_clear(st);
 	if (en_sched)
 		on_wakeup(p, st, btf, &clock);
 	if (btf && en_hiccup)
