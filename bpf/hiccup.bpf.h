@@ -159,10 +159,8 @@ static __always_inline void hc_charge(__u32 cpu, struct hc_state *s, __u32 who,
 	sl = &c->slot[lat_hc_slot_of(who, id) & (LAT_HC_CACHE - 1)];
 	if (!sl->count || sl->who != who || sl->id != id) {
 		__sync_fetch_and_add(&c->seq, 1);
-		if (sl->count) {
+		if (sl->count)
 			hc_slot_move(cpu, sl);
-			c->moves++;
-		}
 		sl->who = who;
 		sl->id = id;
 		sl->count = 0;

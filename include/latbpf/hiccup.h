@@ -81,8 +81,7 @@ struct lat_hc_slot {
 
 struct lat_hc_cache {
 	__u64 seq;
-	__u64 moves;		/* slots moved into the hash */
-	__u64 _pad[6];		/* whole cache lines: CPUs' entries share none */
+	__u64 _pad[7];		/* whole cache lines: CPUs' entries share none */
 	struct lat_hc_slot slot[LAT_HC_CACHE];
 };
 _Static_assert(sizeof(struct lat_hc_cache) == 64 + 48 * LAT_HC_CACHE, "shared with BPF");
