@@ -176,8 +176,9 @@ static void find_pinned(struct hiccup *h)
 
 static int cmp_key(const void *a, const void *b)
 {
-	return memcmp(&((const struct lat_hc_intruder_entry *)a)->k, &((const struct lat_hc_intruder_entry *)b)->k,
-		      sizeof(struct lat_hc_intruder_key));
+	const struct lat_hc_intruder_entry *x = a, *y = b;
+
+	return memcmp(&x->k, &y->k, sizeof(x->k));
 }
 
 static int add_intruder(const void *key, void *value, void *ctx)
