@@ -20,7 +20,6 @@ struct block {
 	const struct lat_run *run;
 	struct lat_blk_stats *percpu;	/* one lookup: a value per CPU */
 	struct lat_table devs;		/* of struct dev_stats, by key */
-	struct lat_blk_stats iv;
 	__u64 missed, missed_before;	/* lat_prog_misses() */
 };
 
@@ -32,7 +31,7 @@ static bool tp_takes_queue(const struct btf *btf, const char *tp)
 	return lat_btf_tracepoint_nargs(btf, tp) == 3;	/* ctx, q, rq */
 }
 
-static int block_open(const struct lat_run *run, void **priv)
+static int block_open(const struct lat_run *run, const void *cfg, void **priv)
 {
 	struct block *b = calloc(1, sizeof(*b));
 	bool old_insert = tp_takes_queue(run->btf, "block_rq_insert");
@@ -139,51 +138,48 @@ static int block_poll(void *priv)
 			    b->percpu, merge_dev, b);
 }
 
-static void report_op(struct block *b, struct lat_emit *e, const struct dev_stats *d)
+static void publish_op(struct lat_snap *s, const struct dev_stats *d)
 {
 	const char *op = op_name[d->k.op < LAT_BLK_NR_OPS ? d->k.op : 2];
 
-	lat_hist_delta(&b->iv.latency, &d->now.latency, &d->before.latency);
-	lat_hist_delta(&b->iv.queue, &d->now.queue, &d->before.queue);
-	lat_hist_delta(&b->iv.size, &d->now.size, &d->before.size);
-	e->ops->obj_begin(e, op, op);
-	e->ops->count(e, "count", b->iv.latency.count, d->now.latency.count);
-	e->ops->hist(e, "latency", "device latency (issue -> complete)", &b->iv.latency,
-		     &d->now.latency);
-	e->ops->hist(e, "queue", "queue latency (insert -> issue)", &b->iv.queue,
-		     &d->now.queue);
-	e->ops->bytes(e, "size", "request size", &b->iv.size, &d->now.size);
-	e->ops->obj_end(e);
+	lat_pub_obj(s, op, op);
+	lat_pub_label(s, "op", op, op);
+	lat_pub_count(s, "count", d->now.latency.count - d->before.latency.count,
+		      d->now.latency.count);
+	lat_pub_hist(s, "latency", "device latency (issue -> complete)", &d->now.latency,
+		     &d->before.latency);
+	lat_pub_hist(s, "queue", "queue latency (insert -> issue)", &d->now.queue,
+		     &d->before.queue);
+	lat_pub_bytes(s, "size", "request size", &d->now.size, &d->before.size);
+	lat_pub_end(s);
 }
 
-static void block_report(void *priv, struct lat_emit *e)
+static void block_publish(void *priv, struct lat_snap *s)
 {
 	struct block *b = priv;
 	struct dev_stats *devs = b->devs.items;
 	size_t i, j, n = b->devs.n;
 
-	e->ops->obj_begin(e, "block", "block: the target's disk I/O, per device");
-	e->ops->list_begin(e, "devices", "devices");
+	lat_pub_obj(s, "block", "block: the target's disk I/O, per device");
+	lat_pub_list(s, "devices", "devices");
 	/* devs is sorted by (dev, op): one item per device, its ops inside */
 	for (i = 0; i < n; i = j) {
 		bool active = false;
 
 		for (j = i; j < n && devs[j].k.dev == devs[i].k.dev; j++)
-			active |= e->final || e->live ||
-				  devs[j].now.latency.count != devs[j].before.latency.count;
-		if (!active)
-			continue;
-		e->ops->obj_begin(e, NULL, NULL);
-		e->ops->str(e, "name", devs[i].name);
+			active |= devs[j].now.latency.count != devs[j].before.latency.count;
+		lat_pub_item(s, active, true);
+		lat_pub_label(s, "device", devs[i].name, devs[i].name);
+		lat_pub_str(s, "name", devs[i].name);
 		for (j = i; j < n && devs[j].k.dev == devs[i].k.dev; j++)
-			report_op(b, e, &devs[j]);
-		e->ops->obj_end(e);
+			publish_op(s, &devs[j]);
+		lat_pub_end(s);
 	}
-	e->ops->list_end(e);
+	lat_pub_end(s);
 	/* completions that arrived inside one of these programs */
-	if (b->missed)
-		e->ops->count(e, "missed", b->missed - b->missed_before, b->missed);
-	e->ops->obj_end(e);
+	lat_pub_flags(lat_pub_count(s, "missed", b->missed - b->missed_before, b->missed),
+		      LAT_F_NONZERO | LAT_F_DROP);
+	lat_pub_end(s);
 }
 
 static void block_destroy(void *priv)
@@ -204,6 +200,6 @@ const struct lat_module_ops lat_block_ops = {
 	.attach = block_attach,
 	.mode = block_mode,
 	.poll = block_poll,
-	.report = block_report,
+	.publish = block_publish,
 	.destroy = block_destroy,
 };

@@ -18,7 +18,6 @@ struct fault {
 	bool has_tp, has_filemap;
 	struct lat_fault_cpu *percpu;
 	struct lat_fault_cpu now, before;
-	struct lat_hist iv_stall;
 	__u64 t0, t_now, t_before;
 };
 
@@ -33,7 +32,7 @@ static void fault_configure(struct sched_bpf *skel, void *priv, bool btf)
 	bpf_program__set_autoload(skel->progs.fault_filemap, f->has_filemap);
 }
 
-static int fault_open(const struct lat_run *run, void **priv)
+static int fault_open(const struct lat_run *run, const void *cfg, void **priv)
 {
 	struct fault *f = calloc(1, sizeof(*f));
 	int err;
@@ -102,30 +101,34 @@ static int fault_poll(void *priv)
 		f->now.stalls += p->stalls;
 		lat_hist_merge(&f->now.stall, &p->stall);
 	}
-	lat_hist_delta(&f->iv_stall, &f->now.stall, &f->before.stall);
 	f->t_before = f->t_now;
 	f->t_now = lat_now_ns();
 	return 0;
 }
 
-static void fault_report(void *priv, struct lat_emit *e)
+static void fault_publish(void *priv, struct lat_snap *s)
 {
 	struct fault *f = priv;
 	const struct lat_fault_cpu *n = &f->now, *b = &f->before;
 	__u64 iv_ns = f->t_now - f->t_before, run_ns = f->t_now - f->t0;
+	struct lat_node *rate;
 
-	e->ops->obj_begin(e, "fault", "fault: the target's user page faults");
-	e->ops->count(e, "count", n->faults - b->faults, n->faults);
-	e->ops->count(e, "rate_per_s",
-		      iv_ns ? (n->faults - b->faults) * 1000000000ULL / iv_ns : 0,
-		      run_ns ? n->faults * 1000000000ULL / run_ns : 0);
-	e->ops->count(e, "read", n->read - b->read, n->read);
-	e->ops->count(e, "write", n->write - b->write, n->write);
-	e->ops->count(e, "instr", n->instr - b->instr, n->instr);
-	e->ops->count(e, "filemap", n->filemap - b->filemap, n->filemap);
-	e->ops->hist(e, "stalls", "fault stalls (fault entry -> back on CPU, when it slept)",
-		     &f->iv_stall, &n->stall);
-	e->ops->obj_end(e);
+	lat_pub_obj(s, "fault", "fault: the target's user page faults");
+	lat_pub_count(s, "count", n->faults - b->faults, n->faults);
+	rate = lat_pub_count(s, "rate_per_s",
+			     iv_ns ? (n->faults - b->faults) * 1000000000ULL / iv_ns : 0,
+			     run_ns ? n->faults * 1000000000ULL / run_ns : 0);
+	if (rate) {
+		rate->flags |= LAT_F_GAUGE;
+		rate->metric = "rate_per_second";	/* Prometheus spells units out */
+	}
+	lat_pub_count(s, "read", n->read - b->read, n->read);
+	lat_pub_count(s, "write", n->write - b->write, n->write);
+	lat_pub_count(s, "instr", n->instr - b->instr, n->instr);
+	lat_pub_count(s, "filemap", n->filemap - b->filemap, n->filemap);
+	lat_pub_hist(s, "stalls", "fault stalls (fault entry -> back on CPU, when it slept)",
+		     &n->stall, &b->stall);
+	lat_pub_end(s);
 }
 
 static void fault_destroy(void *priv)
@@ -145,6 +148,6 @@ const struct lat_module_ops lat_fault_ops = {
 	.attach = fault_attach,
 	.mode = fault_mode,
 	.poll = fault_poll,
-	.report = fault_report,
+	.publish = fault_publish,
 	.destroy = fault_destroy,
 };

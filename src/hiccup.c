@@ -16,10 +16,33 @@
 #define MAX_EVENTS 100000	/* kept for the final report */
 #define MAX_TOP 20		/* intruders per CPU in JSON; 5 on a screen */
 #define MAX_PINNED 16
+#define EVENTS_BEFORE 50	/* earlier events an interval's snapshot holds */
+
+/* hiccup's own options */
+struct hiccup_cfg {
+	__u64 threshold_ns;	/* a hiccup this long or longer is an event */
+};
+_Static_assert(sizeof(struct hiccup_cfg) <= LAT_FAMILY_CFG, "fits lat_opts.cfg");
+
+static void hiccup_defaults(void *cfg)
+{
+	((struct hiccup_cfg *)cfg)->threshold_ns = 1000000ULL;
+}
+
+static int set_threshold(void *cfg, const char *arg)
+{
+	return lat_parse_duration(arg, &((struct hiccup_cfg *)cfg)->threshold_ns);
+}
+
+static const struct lat_family_opt hiccup_options[] = {
+	{ "threshold", "DUR", "hiccup event threshold (default 1ms)", set_threshold },
+	{ NULL },
+};
 
 struct hiccup {
 	struct sched_bpf *skel;	/* the shared scheduler object */
 	const struct lat_run *run;
+	struct hiccup_cfg cfg;
 	struct ring_buffer *rb;
 	struct lat_hc_cpu *now, *before, iv;	/* per CPU, cumulative */
 	struct lat_hc_intruder_entry *in_now, *in_before;
@@ -66,7 +89,7 @@ static void hiccup_configure(struct sched_bpf *skel, void *priv, bool btf)
 	if (!btf)
 		return;	/* needs BTF pointers and task storage: stays off */
 	skel->rodata->en_hiccup = true;
-	skel->rodata->threshold_ns = h->run->opts->threshold_ns;
+	skel->rodata->threshold_ns = h->cfg.threshold_ns;
 	bpf_map__set_max_entries(skel->maps.hc_state, n);
 	bpf_map__set_max_entries(skel->maps.hc_cpu, n);
 	bpf_map__set_max_entries(skel->maps.hc_intruders, LAT_HC_MAX_INTRUDERS);
@@ -81,7 +104,7 @@ static void hiccup_configure(struct sched_bpf *skel, void *priv, bool btf)
 	bpf_program__set_autoload(skel->progs.hiccup_nmi, h->has_nmi);
 }
 
-static int hiccup_open(const struct lat_run *run, void **priv)
+static int hiccup_open(const struct lat_run *run, const void *cfg, void **priv)
 {
 	struct hiccup *h = calloc(1, sizeof(*h));
 	int err = -ENOMEM, n = run->ncpus;
@@ -89,6 +112,7 @@ static int hiccup_open(const struct lat_run *run, void **priv)
 	if (!h)
 		return -ENOMEM;
 	h->run = run;
+	h->cfg = *(const struct hiccup_cfg *)cfg;
 	h->now = calloc(n, sizeof(*h->now));
 	h->before = calloc(n, sizeof(*h->before));
 	h->pinned = calloc(n, sizeof(*h->pinned));
@@ -318,65 +342,65 @@ static void intruder_name(const struct lat_hc_intruder_entry *in, char *buf, siz
 		snprintf(buf, len, "%.16s", in->v.name);
 }
 
-static int cmp_total(const void *a, const void *b)
+/* The CPU's intruders, each with its interval and run totals; a view
+ * ranks them by its own total. */
+static void publish_top(struct hiccup *h, struct lat_snap *s, __u32 cpu)
 {
-	const struct lat_hc_intruder_entry *x = a, *y = b;
-
-	return (x->v.total_ns < y->v.total_ns) - (x->v.total_ns > y->v.total_ns);
-}
-
-/* The CPU's intruders, largest total first (this interval or the run). */
-static void report_top(struct hiccup *h, struct lat_emit *e, __u32 cpu)
-{
-	struct lat_hc_intruder_entry *top = calloc(h->n_in_now + 1, sizeof(*top));
 	const struct lat_hc_intruder_entry *in, *b;
-	size_t i, n = 0;
-	__u64 sum = 0;
+	__u64 n_iv = 0, n_run = 0, sum_iv = 0, sum_run = 0, c_iv, t_iv;
+	struct lat_node *list;
+	size_t i;
 	char name[32];
 
-	for (i = 0; top && i < h->n_in_now; i++) {
-		in = &h->in_now[i];
-		if (in->k.cpu != cpu)
-			continue;
-		top[n] = *in;
-		b = e->final || e->live ? NULL :
-			bsearch(in, h->in_before, h->n_in_before, sizeof(*in), cmp_key);
-		/* totals only grow; a read that raced a slot move (latbpf/hiccup.h)
-		 * more than 8 times in a row must not wrap */
-		if (b) {
-			top[n].v.count -= b->v.count < in->v.count ? b->v.count : in->v.count;
-			top[n].v.total_ns -= b->v.total_ns < in->v.total_ns ? b->v.total_ns :
-				in->v.total_ns;
+	/* first the totals of all of them, not only the top ones listed */
+	list = NULL;
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1) {
+			lat_pub_count(s, "intruders", n_iv, n_run);
+			lat_pub_dur(s, "intruders_ns", sum_iv, sum_run);
+			list = lat_pub_list(s, "top", "top intruders");
+			lat_pub_rank(s, "total_ns", MAX_TOP, 5);
 		}
-		if (top[n].v.count)
-			sum += top[n++].v.total_ns;
+		for (i = 0; i < h->n_in_now; i++) {
+			in = &h->in_now[i];
+			if (in->k.cpu != cpu)
+				continue;
+			b = bsearch(in, h->in_before, h->n_in_before, sizeof(*in), cmp_key);
+			/* totals only grow; a read that raced a slot move
+			 * (latbpf/hiccup.h) more than 8 times in a row must not wrap */
+			c_iv = in->v.count - (b ? (b->v.count < in->v.count ? b->v.count :
+						    in->v.count) : 0);
+			t_iv = in->v.total_ns - (b ? (b->v.total_ns < in->v.total_ns ?
+						      b->v.total_ns : in->v.total_ns) : 0);
+			if (pass == 0) {
+				n_iv += c_iv > 0;
+				sum_iv += c_iv ? t_iv : 0;
+				n_run += in->v.count > 0;
+				sum_run += in->v.count ? in->v.total_ns : 0;
+				continue;
+			}
+			if (!in->v.count)
+				continue;
+			intruder_name(in, name, sizeof(name));
+			lat_pub_item(s, c_iv > 0, true);
+			lat_pub_str(s, "kind", who_name[in->k.who < 5 ? in->k.who : 0]);
+			lat_pub_str(s, "name", name);
+			lat_pub_num(s, "pid", in->k.id);
+			lat_pub_count(s, "count", c_iv, in->v.count);
+			lat_pub_dur(s, "total_ns", t_iv, in->v.total_ns);
+			lat_pub_dur(s, "max_ns", in->v.max_ns, in->v.max_ns);
+			lat_pub_end(s);
+		}
 	}
-	if (n)
-		qsort(top, n, sizeof(top[0]), cmp_total);
-	/* all of them, not only the top ones listed */
-	e->ops->count(e, "intruders", n, n);
-	e->ops->dur(e, "intruders_ns", sum, sum);
-	e->ops->list_begin(e, "top", "top intruders");
-	for (i = 0; i < n && i < (e->max_items ? 5 : MAX_TOP); i++) {
-		intruder_name(&top[i], name, sizeof(name));
-		e->ops->obj_begin(e, NULL, NULL);
-		e->ops->str(e, "kind", who_name[top[i].k.who < 5 ? top[i].k.who : 0]);
-		e->ops->str(e, "name", name);
-		e->ops->num(e, "pid", top[i].k.id);
-		e->ops->count(e, "count", top[i].v.count, top[i].v.count);
-		e->ops->dur(e, "total_ns", top[i].v.total_ns, top[i].v.total_ns);
-		e->ops->dur(e, "max_ns", top[i].v.max_ns, top[i].v.max_ns);
-		e->ops->obj_end(e);
-	}
-	e->ops->list_end(e);
-	free(top);
+	if (list)
+		lat_pub_end(s);
 }
 
-static void report_cpu(struct hiccup *h, struct lat_emit *e, __u32 c)
+static void publish_cpu(struct hiccup *h, struct lat_snap *s, __u32 c, bool iv, bool run)
 {
 	const struct lat_hc_cpu *now = &h->now[c], *b = &h->before[c];
 	__u64 elapsed = h->t_last - h->t0, task_iv = 0, task_run = 0, lost = 0;
-	struct lat_hist intr_iv;
+	char cpu[16], tag[24];
 	int k;
 
 	for (k = LAT_HC_PREEMPTED; k <= LAT_HC_WAKEUP; k++) {
@@ -385,96 +409,108 @@ static void report_cpu(struct hiccup *h, struct lat_emit *e, __u32 c)
 	}
 	for (k = 0; k < LAT_HC_NR_KINDS; k++)
 		lost += now->stolen_ns[k];
+	/* only its max: the sinks take the interval's histogram themselves */
 	lat_hist_delta(&h->iv.task_hist, &now->task_hist, &b->task_hist);
-	lat_hist_delta(&intr_iv, &now->intr_hist, &b->intr_hist);
-	e->ops->obj_begin(e, NULL, NULL);
-	e->ops->num(e, "cpu", c);
-	e->ops->ids(e, "pinned_tids", h->pinned[c], h->npinned[c]);
-	e->ops->count(e, "count", now->task_hist.count - b->task_hist.count,
+	lat_pub_item(s, iv, run);
+	snprintf(cpu, sizeof(cpu), "%u", c);
+	snprintf(tag, sizeof(tag), "cpu%u", c);
+	lat_pub_label(s, "cpu", cpu, tag);
+	lat_pub_num(s, "cpu", c);
+	lat_pub_ids(s, "pinned_tids", h->pinned[c], h->npinned[c]);
+	lat_pub_count(s, "count", now->task_hist.count - b->task_hist.count,
 		      now->task_hist.count);
-	e->ops->dur(e, "stolen_ns", task_iv, task_run);
+	lat_pub_dur(s, "stolen_ns", task_iv, task_run);
 	/* share of the run's wall time lost on this CPU, all kinds */
-	e->ops->pct(e, "lost_pct", elapsed ? 100.0 * (double)lost / (double)elapsed : 0);
-	e->ops->dur(e, "max_ns", h->iv.task_hist.max, now->task_hist.max);
-	e->ops->hist(e, "hist", "hiccups (preempted, wakeup)", &h->iv.task_hist,
-		     &now->task_hist);
+	lat_pub_real(s, "lost_pct", elapsed ? 100.0 * (double)lost / (double)elapsed : 0, 3);
+	lat_pub_flags(lat_pub_dur(s, "max_ns", h->iv.task_hist.max, now->task_hist.max),
+		      LAT_F_GAUGE);
+	/* in Prometheus: latbpf_hiccup_stolen_seconds{cpu} (DESIGN.md) */
+	struct lat_node *hist = lat_pub_hist(s, "hist", "hiccups (preempted, wakeup)",
+					     &now->task_hist, &b->task_hist);
+	if (hist)
+		hist->metric = "stolen";
 	for (k = 0; k < LAT_HC_NR_KINDS; k++) {
 		char key[32];
 
-		e->ops->count(e, kind_name[k], now->count[k] - b->count[k], now->count[k]);
+		lat_pub_count(s, kind_name[k], now->count[k] - b->count[k], now->count[k]);
 		snprintf(key, sizeof(key), "%s_ns", kind_name[k]);
-		e->ops->dur(e, key, now->stolen_ns[k] - b->stolen_ns[k], now->stolen_ns[k]);
+		lat_pub_dur(s, key, now->stolen_ns[k] - b->stolen_ns[k], now->stolen_ns[k]);
 	}
-	e->ops->hist(e, "interrupts", "interrupts (irq, softirq, nmi)", &intr_iv,
-		     &now->intr_hist);
-	if (now->events_lost)
-		e->ops->count(e, "events_lost", now->events_lost - b->events_lost,
-			      now->events_lost);
-	if (now->unseen)
-		e->ops->count(e, "unseen", now->unseen - b->unseen, now->unseen);
-	report_top(h, e, c);
-	e->ops->obj_end(e);
+	lat_pub_hist(s, "interrupts", "interrupts (irq, softirq, nmi)", &now->intr_hist,
+		     &b->intr_hist);
+	lat_pub_flags(lat_pub_count(s, "events_lost", now->events_lost - b->events_lost,
+				    now->events_lost), LAT_F_NONZERO | LAT_F_DROP);
+	lat_pub_flags(lat_pub_count(s, "unseen", now->unseen - b->unseen, now->unseen),
+		      LAT_F_NONZERO);
+	publish_top(h, s, c);
+	lat_pub_end(s);
 }
 
-static void report_events(struct hiccup *h, struct lat_emit *e)
+static void publish_events(struct hiccup *h, struct lat_snap *s)
 {
-	size_t first = e->final || e->live ? 0 : h->iv_first, i;
 	char name[32];
 
-	if (e->max_items && h->nevents - first > (size_t)e->max_items)
-		first = h->nevents - (size_t)e->max_items;
-	e->ops->list_begin(e, "events", e->live ? "latest hiccups above the threshold" :
-						  "hiccups above the threshold");
-	for (i = first; i < h->nevents; i++) {
+	size_t i = 0;
+
+	/* an interval's snapshot: its own events, and the latest before them
+	 * for a screen; the whole run's: all of them */
+	if (s->interval && h->iv_first > EVENTS_BEFORE)
+		i = h->iv_first - EVENTS_BEFORE;
+	lat_pub_list(s, "events", "hiccups above the threshold");
+	lat_pub_flags(s->cur, LAT_F_TAIL);
+	for (; i < h->nevents; i++) {
 		const struct lat_hc_event *ev = &h->events[i];
 		struct lat_hc_intruder_entry in = { .k = { .who = ev->who, .id = ev->pid } };
 
 		memcpy(in.v.name, ev->name, sizeof(in.v.name));
 		intruder_name(&in, name, sizeof(name));
-		e->ops->obj_begin(e, NULL, NULL);
-		e->ops->num(e, "ts_ns", (__s64)ev->ts_ns);
-		e->ops->num(e, "cpu", ev->cpu);
-		e->ops->num(e, "tid", ev->tid);
-		e->ops->str(e, "comm", ev->comm);
-		e->ops->dur(e, "duration_ns", ev->duration_ns, ev->duration_ns);
-		e->ops->str(e, "hiccup", kind_name[ev->kind < LAT_HC_NR_KINDS ? ev->kind : 0]);
-		e->ops->str(e, "kind", who_name[ev->who < 5 ? ev->who : 0]);
-		e->ops->str(e, "name", name);
-		e->ops->num(e, "pid", ev->pid);
-		e->ops->dur(e, "intruder_ns", ev->who_ns, ev->who_ns);
-		e->ops->obj_end(e);
+		lat_pub_item(s, i >= h->iv_first, true);
+		lat_pub_num(s, "ts_ns", (__s64)ev->ts_ns);
+		lat_pub_num(s, "cpu", ev->cpu);
+		lat_pub_num(s, "tid", ev->tid);
+		lat_pub_str(s, "comm", ev->comm);
+		lat_pub_dur(s, "duration_ns", ev->duration_ns, ev->duration_ns);
+		lat_pub_str(s, "hiccup", kind_name[ev->kind < LAT_HC_NR_KINDS ? ev->kind : 0]);
+		lat_pub_str(s, "kind", who_name[ev->who < 5 ? ev->who : 0]);
+		lat_pub_str(s, "name", name);
+		lat_pub_num(s, "pid", ev->pid);
+		lat_pub_dur(s, "intruder_ns", ev->who_ns, ev->who_ns);
+		lat_pub_end(s);
 	}
-	e->ops->list_end(e);
+	lat_pub_end(s);
 }
 
-static void hiccup_report(void *priv, struct lat_emit *e)
+static void hiccup_publish(void *priv, struct lat_snap *s)
 {
 	struct hiccup *h = priv;
 	__u32 c;
 	int pass;
 
-	e->ops->obj_begin(e, "hiccup", "hiccup: who had the target's CPU while it wanted it");
-	e->ops->num(e, "threshold_ns", (__s64)h->run->opts->threshold_ns);
-	e->ops->list_begin(e, "cpus", "per CPU (pinned first)");
+	lat_pub_obj(s, "hiccup", "hiccup: who had the target's CPU while it wanted it");
+	lat_pub_num(s, "threshold_ns", (__s64)h->cfg.threshold_ns);
+	lat_pub_list(s, "cpus", "per CPU (pinned first)");
 	/* pinned CPUs first, then every CPU the target waited on */
 	for (pass = 0; pass < 2; pass++) {
 		for (c = 0; c < (__u32)h->run->ncpus; c++) {
 			bool pinned = h->npinned[c] > 0;
 			const struct lat_hc_cpu *n = &h->now[c], *b = &h->before[c];
-			bool active = e->final || e->live ?
-				n->task_hist.count || n->intr_hist.count :
-				n->task_hist.count != b->task_hist.count ||
-					n->intr_hist.count != b->intr_hist.count;
+			bool iv = n->task_hist.count != b->task_hist.count ||
+				  n->intr_hist.count != b->intr_hist.count;
+			bool run = n->task_hist.count || n->intr_hist.count;
 
-			if (pinned == (pass == 0) && (pinned || active))
-				report_cpu(h, e, c);
+			if (pinned != (pass == 0))
+				continue;
+			if (pinned)
+				publish_cpu(h, s, c, true, true);
+			else if (run)
+				publish_cpu(h, s, c, iv, run);
 		}
 	}
-	e->ops->list_end(e);
-	report_events(h, e);
-	if (h->events_dropped)
-		e->ops->count(e, "events_dropped", 0, h->events_dropped);
-	e->ops->obj_end(e);
+	lat_pub_end(s);
+	publish_events(h, s);
+	lat_pub_flags(lat_pub_count(s, "events_dropped", 0, h->events_dropped),
+		      LAT_F_NONZERO | LAT_F_DROP);
+	lat_pub_end(s);
 }
 
 static void hiccup_destroy(void *priv)
@@ -499,10 +535,12 @@ static void hiccup_destroy(void *priv)
 
 const struct lat_module_ops lat_hiccup_ops = {
 	.name = "hiccup",
+	.options = hiccup_options,
+	.defaults = hiccup_defaults,
 	.open = hiccup_open,
 	.attach = hiccup_attach,
 	.mode = hiccup_mode,
 	.poll = hiccup_poll,
-	.report = hiccup_report,
+	.publish = hiccup_publish,
 	.destroy = hiccup_destroy,
 };

@@ -4,6 +4,7 @@
 #ifndef LATBPF_LAT_H
 #define LATBPF_LAT_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -11,10 +12,11 @@
 #include "latbpf/hist.h"
 #include "latbpf/target.h"
 #include "latbpf/hiccup.h"
+#include "snap.h"
 
-#define LAT_FAMILY_NAMES "sched,hiccup,fault,block,tcp"
-#define LAT_NR_FAMILY_NAMES 5
-extern const char *const lat_family_names[LAT_NR_FAMILY_NAMES];
+/* the families are the registry's (src/registry.c, from the Makefile) */
+#define LAT_MAX_FAMILIES 16
+#define LAT_FAMILY_CFG 64	/* bytes of a family's own configuration */
 
 /* CLOCK_MONOTONIC in ns: the clock of every loader-side timestamp */
 static inline __u64 lat_now_ns(void)
@@ -25,18 +27,18 @@ static inline __u64 lat_now_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
 }
 
-/* Everything the command line says; filled by lat_opts_parse(). */
+/* Everything the trace command line says; filled by lat_opts_parse(). */
 struct lat_opts {
 	__u32 pids[LAT_MAX_TARGETS], n_pids;
 	__u32 tids[LAT_MAX_TARGETS], n_tids;
-	unsigned probes;		/* bit i: family i of LAT_FAMILY_NAMES */
-	__u64 interval_ns, duration_ns, threshold_ns;
-	bool per_thread, per_cpu, per_remote, no_tui, verbose, baseline;
+	unsigned probes;		/* bit i: lat_modules[i] */
+	__u64 interval_ns, duration_ns;
+	bool no_tui, verbose, baseline;
 	const char *json_path, *hlog_path, *prom_addr;
 	char **command;			/* after "--", NULL-terminated */
 	bool help, version;
-	bool bench;			/* "latbpf bench ..." */
-	char **bench_args;
+	/* each family's own options, in the layout it alone knows */
+	_Alignas(8) unsigned char cfg[LAT_MAX_FAMILIES][LAT_FAMILY_CFG];
 };
 
 struct lat_schedcore;
@@ -51,8 +53,9 @@ struct lat_run {
 };
 
 /*
- * Families describe their data once; each renderer lays it out. Every value
- * comes as (this interval, whole run); a renderer picks what it shows.
+ * A renderer that lat_snap_walk() drives through a snapshot's nodes (the
+ * JSON and text sinks). Every value comes as (this interval, whole run);
+ * the renderer's own mode picks what it shows. Families never see this.
  */
 struct lat_emit;
 struct lat_emit_ops {
@@ -69,7 +72,9 @@ struct lat_emit_ops {
 	void (*dur)(struct lat_emit *e, const char *key, __u64 iv_ns, __u64 run_ns);
 	void (*num)(struct lat_emit *e, const char *key, __s64 v);
 	void (*ids)(struct lat_emit *e, const char *key, const __u32 *ids, int n);
-	void (*pct)(struct lat_emit *e, const char *key, double percent);
+	void (*real)(struct lat_emit *e, const char *key, double v, int decimals);
+	void (*boolean)(struct lat_emit *e, const char *key, bool v);
+	void (*null)(struct lat_emit *e, const char *key);
 	void (*str)(struct lat_emit *e, const char *key, const char *untrusted);
 };
 struct lat_emit {
@@ -78,20 +83,37 @@ struct lat_emit {
 	bool live;		/* a terminal screen: show the run, keep lists short */
 	int max_items;		/* long lists: show at most this many (0: all) */
 };
+void lat_snap_walk(const struct lat_node *n, struct lat_emit *e);
+
+/* A family's own command-line option: set() puts its value into the
+ * family's configuration (0, or -EINVAL with a message). */
+struct lat_family_opt {
+	const char *name;	/* long option, without "--"; NULL ends a table */
+	const char *arg;	/* its value in --help ("DUR"), NULL for a flag */
+	const char *help;	/* --help's text; '\n' continues on the next line */
+	int (*set)(void *cfg, const char *arg);
+};
 
 /* One probe family. Functions return 0 or a negative errno and print their
  * own message, prefixed by the family name. */
 struct lat_module_ops {
 	const char *name;
-	int (*open)(const struct lat_run *run, void **priv);	/* open, configure */
+	const struct lat_family_opt *options;	/* its own, or NULL */
+	void (*defaults)(void *cfg);	/* its configuration before options, or NULL */
+	/* open, configure; cfg: its configuration (LAT_FAMILY_CFG bytes) */
+	int (*open)(const struct lat_run *run, const void *cfg, void **priv);
 	int (*attach)(void *priv);	/* load and attach */
 	const char *(*mode)(void *priv);	/* how it attached, for provenance */
 	int (*poll)(void *priv);	/* read maps: close an interval */
-	void (*report)(void *priv, struct lat_emit *e);
+	/* what the last poll read, into the snapshot; valid until the next poll */
+	void (*publish)(void *priv, struct lat_snap *s);
 	void (*destroy)(void *priv);
 };
 
 extern const struct lat_module_ops *const lat_modules[];
+int lat_nr_modules(void);
+/* "sched,hiccup,..." for messages and --help */
+const char *lat_family_list(void);
 
 /* opts.c */
 int lat_opts_parse(int argc, char **argv, struct lat_opts *o);
@@ -154,34 +176,54 @@ int lat_fmt_bytes(char *buf, size_t len, __u64 bytes);
 void lat_json_str(FILE *f, const char *s);
 void lat_term_str(char *dst, size_t len, const char *s);
 
-/* emitters */
-struct lat_emit *lat_json_emit_new(FILE *f);
-void lat_json_record_begin(struct lat_emit *e, const char *provenance_json,
-			   long interval, bool final);
-void lat_json_record_end(struct lat_emit *e);
-/* one JSON object with these members first (no record key); end it with
- * lat_json_record_end() */
-void lat_json_object_begin(struct lat_emit *e, const char *members);
+/* Sinks: each renders the snapshots of a run (or of a bench) its own way.
+ * interval() gets every interval's, final() the whole run's at the end;
+ * both return 0 or a negative errno (said on stderr). */
+struct lat_sink;
+struct lat_sink_ops {
+	const char *name;
+	int (*interval)(struct lat_sink *k, const struct lat_snap *s);
+	int (*final)(struct lat_sink *k, const struct lat_snap *s);
+	void (*free)(struct lat_sink *k);
+};
+struct lat_sink {
+	const struct lat_sink_ops *ops;
+};
+struct lat_provenance;
+struct lat_tty;
+/* report_json.c: --json; one record per snapshot */
+struct lat_sink *lat_json_sink_new(FILE *f);
+int lat_json_write(FILE *f, const struct lat_snap *s);
 void lat_json_hist(FILE *f, const struct lat_hist *h);
-FILE *lat_json_member(struct lat_emit *e, const char *key);
-void lat_json_emit_free(struct lat_emit *e);
-struct lat_emit *lat_text_emit_new(FILE *f, int width, bool bars);
-void lat_text_emit_free(struct lat_emit *e);
+/* report_text.c: interval blocks (log) and the whole-run summary */
+struct lat_sink *lat_text_sink_new(FILE *f, const struct lat_provenance *p, bool log);
+/* the live view's frame, into f */
+void lat_text_frame(FILE *f, const struct lat_snap *s, const struct lat_provenance *p,
+		    int cols);
+/* report_hlog.c: --hlog FILE */
+struct lat_sink *lat_hlog_sink_new(const char *path, double start_epoch_s);
+/* report_prom.c: --prometheus [HOST:]PORT; its thread runs off `avoid` */
+struct lat_sink *lat_prom_sink_new(const char *addr, const cpu_set_t *avoid);
+/* the exposition of a snapshot (exposed for the unit test) */
+char *lat_prom_render(const struct lat_snap *s, size_t *len);
+/* bench/run.c: the clock and the table of an object holding "tsc" and
+ * "results" (a bench's snapshot root, or a trace's "baseline") */
+void lat_bench_table(FILE *f, const struct lat_node *bench);
 
 /* provenance.c */
-struct lat_provenance;
 struct lat_provenance *lat_provenance_new(int argc, char **argv,
 					  const struct lat_opts *o);
 void lat_provenance_set_target(struct lat_provenance *p,
 			       const struct lat_target *t, const char *comm);
 void lat_provenance_set_probe(struct lat_provenance *p, const char *name,
 			      const char *status);
-/* JSON members (no braces), for every record; elapsed in ns */
-char *lat_provenance_json(struct lat_provenance *p, __u64 elapsed_ns);
-void lat_provenance_text(struct lat_provenance *p, FILE *f, __u64 elapsed_ns);
-/* the host alone: "latbpf" and "host" JSON members; the first text line */
-void lat_provenance_host_json(struct lat_provenance *p, FILE *f);
-void lat_provenance_host_text(struct lat_provenance *p, FILE *f);
+/* into the snapshot: "latbpf", "host", "run" and "probes"; elapsed in ns */
+void lat_provenance_publish(const struct lat_provenance *p, struct lat_snap *s,
+			    __u64 elapsed_ns);
+/* the host alone: "latbpf" and "host"; the first text line */
+void lat_provenance_publish_host(const struct lat_provenance *p, struct lat_snap *s);
+void lat_provenance_text(const struct lat_provenance *p, FILE *f, __u64 elapsed_ns);
+void lat_provenance_host_text(const struct lat_provenance *p, FILE *f);
 const char *lat_provenance_tsc_flags(const struct lat_provenance *p);
 bool lat_has_word(const char *list, const char *word);
 void lat_provenance_free(struct lat_provenance *p);

@@ -36,30 +36,32 @@ struct app {
 	struct lat_schedcore schedcore;
 	struct lat_tgt tgt;
 	struct lat_provenance *prov;
-	struct mod mods[LAT_NR_FAMILY_NAMES];
+	struct mod mods[LAT_MAX_FAMILIES];
 	int nmods;
-	FILE *json_f;
-	struct lat_emit *json;
-	FILE *text_f;		/* interval blocks and the summary, or NULL */
+	struct lat_sink *sinks[8];	/* every output, fed the same snapshots */
+	int nsinks;
+	struct lat_snap snap;
+	FILE *json_f;		/* the JSON sink's; stdout tells the others */
 	struct lat_tty tty;
 	struct lat_baseline *baseline;	/* --baseline: measured before attaching */
-	__u64 t0;
+	__u64 t0, t_last;	/* start, last poll */
+	double t0_epoch_s;	/* the start on the wall clock */
 	long interval;
 };
 
 static bool verbose;
 
+static double lat_epoch_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	return verbose ? vfprintf(stderr, fmt, ap) : 0;
-}
-
-static const struct lat_module_ops *find_module(const char *name)
-{
-	for (int i = 0; lat_modules[i]; i++)
-		if (!strcmp(lat_modules[i]->name, name))
-			return lat_modules[i];
-	return NULL;
 }
 
 static void unavailable(struct app *a, const char *name, int err)
@@ -82,19 +84,14 @@ static int attach_all(struct app *a)
 	struct mod *m;
 
 	a->run.btf = btf;
-	for (i = 0; i < LAT_NR_FAMILY_NAMES; i++) {
+	for (i = 0; lat_modules[i] && i < LAT_MAX_FAMILIES; i++) {
 		if (!(a->o.probes & (1U << i)))
 			continue;
 		m = &a->mods[n];
-		m->ops = find_module(lat_family_names[i]);
-		if (!m->ops) {
-			lat_provenance_set_probe(a->prov, lat_family_names[i],
-						 "unavailable: not implemented in this version");
-			continue;
-		}
-		err = m->ops->open(&a->run, &m->priv);
+		m->ops = lat_modules[i];
+		err = m->ops->open(&a->run, a->o.cfg[i], &m->priv);
 		if (err) {
-			unavailable(a, lat_family_names[i], err);
+			unavailable(a, m->ops->name, err);
 			first_err = first_err ? first_err : err;
 			continue;
 		}
@@ -117,26 +114,48 @@ static int attach_all(struct app *a)
 	return first_err;
 }
 
-static void report(struct app *a, struct lat_emit *e)
+/* Everything the run knows now, into the snapshot: provenance, then each
+ * family. final: the whole run's, which also carries the baseline. */
+static void publish(struct app *a, bool final)
 {
+	struct lat_snap *s = &a->snap;
+	__u64 now = lat_now_ns();
+
+	lat_snap_reset(s);
+	s->final = final;
+	s->interval = final ? 0 : a->interval;
+	s->elapsed_ns = now - a->t0;
+	s->start_epoch_s = a->t0_epoch_s;
+	s->iv_start_s = (a->t_last - a->t0) / 1e9;
+	s->iv_len_s = (now - a->t_last) / 1e9;
+	a->t_last = now;
+	if (final)
+		lat_pub_flags(lat_pub_bool(s, "final", true), LAT_F_PROV);
+	else
+		lat_pub_flags(lat_pub_num(s, "interval", a->interval), LAT_F_PROV);
+	lat_provenance_publish(a->prov, s, s->elapsed_ns);
 	for (int i = 0; i < a->nmods; i++)
-		a->mods[i].ops->report(a->mods[i].priv, e);
+		a->mods[i].ops->publish(a->mods[i].priv, s);
+	if (final)
+		lat_baseline_publish(a->baseline, s);
+	if (s->oom)
+		fprintf(stderr, "latbpf: out of memory: this report is incomplete\n");
 }
 
-static void emit_json(struct app *a, bool final)
+/* Every sink renders the snapshot; one that fails says so and the others go
+ * on. Returns the first failure. */
+static int render(struct app *a, bool final)
 {
-	char *prov;
+	int err, first = 0;
 
-	if (!a->json)
-		return;
-	prov = lat_provenance_json(a->prov, lat_now_ns() - a->t0);
-	lat_json_record_begin(a->json, prov ? prov : "\"error\":\"no memory\"",
-			      a->interval, final);
-	report(a, a->json);
-	if (final)
-		lat_baseline_json(a->baseline, a->json);
-	lat_json_record_end(a->json);
-	free(prov);
+	publish(a, final);
+	for (int i = 0; i < a->nsinks; i++) {
+		struct lat_sink *k = a->sinks[i];
+
+		err = final ? k->ops->final(k, &a->snap) : k->ops->interval(k, &a->snap);
+		first = first ? first : err;
+	}
+	return first;
 }
 
 static void emit_live(struct app *a)
@@ -145,56 +164,26 @@ static void emit_live(struct app *a)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	struct lat_emit *e;
 
 	if (!f)
 		return;
 	lat_tty_size(a->tty.out, &rows, &cols);
-	lat_provenance_text(a->prov, f, lat_now_ns() - a->t0);
-	fprintf(f, "interval %ld   q or Ctrl-C: end and print the whole-run summary\n\n",
-		a->interval);
-	e = lat_text_emit_new(f, cols, true);
-	if (e)
-		report(a, e);
-	lat_text_emit_free(e);
+	lat_text_frame(f, &a->snap, a->prov, cols);
 	fclose(f);
 	lat_tty_frame(&a->tty, buf, len);
 	free(buf);
 }
 
-static void emit_log(struct app *a)
+static int add_sink(struct app *a, struct lat_sink *k)
 {
-	struct lat_emit *e;
-	char el[32];
-
-	if (!a->text_f)
-		return;
-	lat_fmt_ns(el, sizeof(el), lat_now_ns() - a->t0);
-	fprintf(a->text_f, "--- interval %ld (elapsed %s) ---\n", a->interval, el);
-	e = lat_text_emit_new(a->text_f, 100, false);
-	if (e)
-		report(a, e);
-	lat_text_emit_free(e);
-	fflush(a->text_f);
-}
-
-static void emit_summary(struct app *a)
-{
-	FILE *f = a->text_f ? a->text_f : stderr;
-	struct lat_emit *e = lat_text_emit_new(f, 100, true);
-
-	fputs("=== whole run ===\n", f);
-	lat_provenance_text(a->prov, f, lat_now_ns() - a->t0);
-	fputc('\n', f);
-	if (e) {
-		e->final = true;
-		e->live = false;
-		e->max_items = 50;
-		report(a, e);
+	if (!k)
+		return -ENOMEM;
+	if (a->nsinks == (int)(sizeof(a->sinks) / sizeof(a->sinks[0]))) {
+		k->ops->free(k);
+		return -ENOSPC;
 	}
-	lat_text_emit_free(e);
-	lat_baseline_text(a->baseline, f);
-	fflush(f);
+	a->sinks[a->nsinks++] = k;
+	return 0;
 }
 
 static int poll_all(struct app *a)
@@ -271,11 +260,9 @@ static int loop(struct app *a, int sfd)
 			a->interval++;
 			if ((err = poll_all(a)))
 				break;
+			render(a, false);
 			if (a->tty.active)
 				emit_live(a);
-			else
-				emit_log(a);
-			emit_json(a, false);
 		}
 		if (a->tty.active && pfd[2].revents) {
 			int k = lat_tty_key(&a->tty);
@@ -299,14 +286,17 @@ static void cleanup(struct app *a)
 		a->mods[i].ops->destroy(a->mods[i].priv);
 	a->nmods = 0;
 	lat_tgt_cleanup(&a->tgt);
-	if (a->json_f && a->json_f != stdout)
-		fclose(a->json_f);
-	lat_json_emit_free(a->json);
+	for (int i = 0; i < a->nsinks; i++)
+		a->sinks[i]->ops->free(a->sinks[i]);
+	a->nsinks = 0;
+	lat_snap_free(&a->snap);
 	lat_provenance_free(a->prov);
 	lat_baseline_free(a->baseline);
 }
 
-int main(int argc, char **argv)
+/* latbpf [trace] [OPTIONS] [-- COMMAND]: attach, poll, render. argv is the
+ * whole command line (the provenance keeps it); options start at argv[sub]. */
+static int trace_main(int argc, char **argv, int sub)
 {
 	struct app a = { 0 };
 	sigset_t mask;
@@ -314,7 +304,7 @@ int main(int argc, char **argv)
 	bool to_tty;
 
 	a.tgt.go_fd = a.tgt.err_fd = -1;
-	if (lat_opts_parse(argc, argv, &a.o))
+	if (lat_opts_parse(argc - sub + 1, argv + sub - 1, &a.o))
 		return EXIT_USAGE;
 	if (a.o.help) {
 		lat_usage(stdout);
@@ -324,14 +314,6 @@ int main(int argc, char **argv)
 		printf("latbpf %s (%s)\n", LATBPF_VERSION, LATBPF_COMMIT);
 		return EXIT_OK;
 	}
-	if (a.o.bench) {
-		err = lat_bench_main(argc, argv);
-		return err == -EINVAL ? EXIT_USAGE : err ? EXIT_RUNTIME : EXIT_OK;
-	}
-	if (a.o.hlog_path)
-		fprintf(stderr, "latbpf: --hlog is not yet available; ignored\n");
-	if (a.o.prom_addr)
-		fprintf(stderr, "latbpf: --prometheus is not yet available; ignored\n");
 	verbose = a.o.verbose;
 	libbpf_set_print(libbpf_print);
 
@@ -347,8 +329,23 @@ int main(int argc, char **argv)
 				strerror(errno));
 			return EXIT_USAGE;
 		}
-		a.json = lat_json_emit_new(a.json_f);
+		err = add_sink(&a, lat_json_sink_new(a.json_f));
+		if (err) {
+			code = EXIT_RUNTIME;
+			goto out;
+		}
 	}
+	a.t0_epoch_s = lat_epoch_s();
+	if (a.o.hlog_path) {
+		struct lat_sink *k = lat_hlog_sink_new(a.o.hlog_path, a.t0_epoch_s);
+
+		if (!k) {
+			code = EXIT_USAGE;
+			goto out;
+		}
+		add_sink(&a, k);
+	}
+
 	/* Signals arrive through a signalfd: the loop ends cleanly on each. */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
@@ -371,6 +368,19 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	lat_provenance_set_target(a.prov, &a.tgt.t, a.tgt.comm);
+	if (a.o.prom_addr) {
+		/* its thread stays off the cores the target is pinned to */
+		cpu_set_t pinned;
+		struct lat_sink *k;
+
+		lat_tgt_pinned_cpus(&a.tgt, &pinned);
+		k = lat_prom_sink_new(a.o.prom_addr, &pinned);
+		if (!k) {
+			code = errno == EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+			goto out;
+		}
+		add_sink(&a, k);
+	}
 	a.run.opts = &a.o;
 	a.run.schedcore = &a.schedcore;
 	a.schedcore.run = &a.run;
@@ -397,15 +407,27 @@ int main(int argc, char **argv)
 		code = EXIT_ENV;
 		goto out;
 	}
-	a.t0 = lat_now_ns();
+	a.t0 = a.t_last = lat_now_ns();
 	to_tty = !a.o.no_tui && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) &&
 		 a.json_f != stdout;
-	a.text_f = a.json_f == stdout ? NULL : stdout;
+	/* the summary first at the end; interval blocks unless the live view
+	 * or the JSON has stdout */
+	err = add_sink(&a, lat_text_sink_new(a.json_f == stdout ? stderr : stdout, a.prov,
+					     !to_tty && a.json_f != stdout));
+	if (err) {
+		code = EXIT_RUNTIME;
+		goto out;
+	}
+	{
+		struct lat_sink *text = a.sinks[a.nsinks - 1];
+
+		memmove(a.sinks + 1, a.sinks, (size_t)(a.nsinks - 1) * sizeof(a.sinks[0]));
+		a.sinks[0] = text;
+	}
 	/* Tests and scripts wait for this line before starting their load. */
 	fputs("latbpf: attached; ", stderr);
 	lat_provenance_text(a.prov, stderr, 0);
-	if (a.text_f && !to_tty)
-		fflush(a.text_f);
+	fflush(stdout);
 	if (to_tty)
 		lat_tty_begin(&a.tty, STDIN_FILENO, STDOUT_FILENO);
 	err = lat_tgt_start(&a.tgt);
@@ -421,8 +443,8 @@ int main(int argc, char **argv)
 	lat_tty_end(&a.tty);
 	if (!err)
 		err = poll_all(&a);
-	emit_summary(&a);
-	emit_json(&a, true);
+	if (render(&a, true) && !err)
+		err = -EIO;
 	if (err)
 		code = EXIT_RUNTIME;
 out:
@@ -430,4 +452,35 @@ out:
 	if (sfd >= 0)
 		close(sfd);
 	return code;
+}
+
+/* latbpf bench [NAME...] [OPTIONS] */
+static int bench_main(int argc, char **argv, int sub)
+{
+	int err;
+
+	/* a ctxsw partner that dies must end its benchmark with an error
+	 * (EPIPE), not end latbpf */
+	signal(SIGPIPE, SIG_IGN);
+	err = lat_bench_main(argc, argv);
+
+	return err == -EINVAL ? EXIT_USAGE : err ? EXIT_RUNTIME : EXIT_OK;
+}
+
+/* Each subcommand parses its own options, from argv[sub] on. */
+static const struct {
+	const char *name;
+	int (*main)(int argc, char **argv, int sub);
+} subcommands[] = {
+	{ "trace", trace_main },
+	{ "bench", bench_main },
+};
+
+int main(int argc, char **argv)
+{
+	for (size_t i = 0; argc > 1 && i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+		if (!strcmp(argv[1], subcommands[i].name))
+			return subcommands[i].main(argc, argv, 2);
+	/* no subcommand: trace, the main job */
+	return trace_main(argc, argv, 1);
 }

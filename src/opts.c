@@ -8,12 +8,13 @@
 #include <string.h>
 #include "lat.h"
 
-const char *const lat_family_names[LAT_NR_FAMILY_NAMES] = {
-	"sched", "hiccup", "fault", "block", "tcp"
-};
-
+/* --help, with each family's own options from its table */
 void lat_usage(FILE *f)
 {
+	const struct lat_family_opt *fo;
+	const char *h, *nl;
+	char opt[64];
+
 	fputs(
 "Usage: latbpf [OPTIONS] [-- COMMAND [ARG...]]\n"
 "       latbpf bench [NAME...] [--duration DUR] [--cpu LIST] [--json FILE|-]\n"
@@ -29,20 +30,31 @@ void lat_usage(FILE *f)
 "  -- COMMAND [ARG...]       start COMMAND after attaching; trace it; end\n"
 "                            when it exits\n"
 "What and how:\n"
-"      --probes LIST         families, comma-separated (default: all):\n"
-"                            " LAT_FAMILY_NAMES "\n"
+"      --probes LIST         families, comma-separated (default: all):\n", f);
+	fprintf(f, "                            %s\n", lat_family_list());
+	fputs(
 "  -i, --interval DUR        report interval (default 1s)\n"
 "  -d, --duration DUR        stop after DUR (default: until Ctrl-C, q, or\n"
-"                            the target exits)\n"
-"      --threshold DUR       hiccup event threshold (default 1ms)\n"
-"      --per-thread          break sched histograms down per thread\n"
-"      --per-cpu             break sched histograms down per CPU\n"
-"      --per-remote          break tcp histograms down per remote address:port\n"
-"Output:\n"
+"                            the target exits)\n", f);
+	for (int i = 0; lat_modules[i]; i++) {
+		for (fo = lat_modules[i]->options; fo && fo->name; fo++) {
+			snprintf(opt, sizeof(opt), "--%s%s%s", fo->name, fo->arg ? " " : "",
+				 fo->arg ? fo->arg : "");
+			fprintf(f, "      %-22s", opt);
+			for (h = fo->help; (nl = strchr(h, '\n')); h = nl + 1)
+				fprintf(f, "%.*s\n%28s", (int)(nl - h), h, "");
+			fprintf(f, "%s\n", h);
+		}
+	}
+	fputs(
+"Output (any together):\n"
 "      --json FILE|-         newline-delimited JSON, one object per interval\n"
 "                            and a final one with \"final\": true\n"
-"      --hlog FILE           HdrHistogram interval log (not yet available)\n"
-"      --prometheus [HOST:]PORT  metrics endpoint (not yet available)\n"
+"      --hlog FILE           HdrHistogram interval log (v1.3, compressed V2\n"
+"                            histograms): every time histogram, every interval\n"
+"      --prometheus [HOST:]PORT  serve GET /metrics (text format 0.0.4) on\n"
+"                            HOST (default 127.0.0.1); runs until a signal\n"
+"                            unless --duration is given\n"
 "      --no-tui              plain interval blocks even on a terminal\n"
 "      --baseline            measure the host first (< 1 s of latbpf bench:\n"
 "                            context switch, syscall, fault, TCP) and put it\n"
@@ -134,15 +146,15 @@ int lat_parse_probes(const char *s, unsigned *mask)
 	*mask = 0;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (strcmp(tok, "all") == 0) {
-			*mask = (1U << LAT_NR_FAMILY_NAMES) - 1;
+			*mask = (1U << lat_nr_modules()) - 1;
 			continue;
 		}
-		for (i = 0; i < LAT_NR_FAMILY_NAMES; i++)
-			if (strcmp(tok, lat_family_names[i]) == 0)
+		for (i = 0; lat_modules[i]; i++)
+			if (strcmp(tok, lat_modules[i]->name) == 0)
 				break;
-		if (i == LAT_NR_FAMILY_NAMES) {
+		if (!lat_modules[i]) {
 			fprintf(stderr, "latbpf: unknown probe family '%s' (known: %s)\n",
-				tok, LAT_FAMILY_NAMES);
+				tok, lat_family_list());
 			return -EINVAL;
 		}
 		*mask |= 1U << i;
@@ -151,25 +163,24 @@ int lat_parse_probes(const char *s, unsigned *mask)
 		return 0;
 bad:
 	fprintf(stderr, "latbpf: bad --probes '%s' (known: %s)\n", s ? s : "",
-		LAT_FAMILY_NAMES);
+		lat_family_list());
 	return -EINVAL;
 }
 
-enum { OPT_PROBES = 256, OPT_THRESHOLD, OPT_PER_THREAD, OPT_PER_CPU, OPT_PER_REMOTE, OPT_JSON,
-       OPT_HLOG, OPT_PROM, OPT_NO_TUI, OPT_BASELINE };
+enum { OPT_PROBES = 256, OPT_JSON, OPT_HLOG, OPT_PROM, OPT_NO_TUI, OPT_BASELINE,
+       OPT_FAMILY = 1024 /* + index into the family options */ };
 
+#define MAX_FAMILY_OPTS 32
+
+/* The trace command's options: the common ones, then every family's own. */
 int lat_opts_parse(int argc, char **argv, struct lat_opts *o)
 {
-	static const struct option longopts[] = {
+	static const struct option common[] = {
 		{ "pid", required_argument, 0, 'p' },
 		{ "tid", required_argument, 0, 't' },
 		{ "probes", required_argument, 0, OPT_PROBES },
 		{ "interval", required_argument, 0, 'i' },
 		{ "duration", required_argument, 0, 'd' },
-		{ "threshold", required_argument, 0, OPT_THRESHOLD },
-		{ "per-thread", no_argument, 0, OPT_PER_THREAD },
-		{ "per-cpu", no_argument, 0, OPT_PER_CPU },
-		{ "per-remote", no_argument, 0, OPT_PER_REMOTE },
 		{ "json", required_argument, 0, OPT_JSON },
 		{ "hlog", required_argument, 0, OPT_HLOG },
 		{ "prometheus", required_argument, 0, OPT_PROM },
@@ -178,19 +189,28 @@ int lat_opts_parse(int argc, char **argv, struct lat_opts *o)
 		{ "verbose", no_argument, 0, 'v' },
 		{ "version", no_argument, 0, 'V' },
 		{ "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
 	};
-	int c, err;
+	struct option longopts[sizeof(common) / sizeof(common[0]) + MAX_FAMILY_OPTS + 1];
+	struct { int family; const struct lat_family_opt *opt; } fam[MAX_FAMILY_OPTS];
+	const struct lat_family_opt *fo;
+	int c, err, i, n = (int)(sizeof(common) / sizeof(common[0])), nfam = 0;
 
 	memset(o, 0, sizeof(*o));
-	o->probes = (1U << LAT_NR_FAMILY_NAMES) - 1;
-	o->interval_ns = 1000000000ULL;
-	o->threshold_ns = 1000000ULL;
-	if (argc > 1 && strcmp(argv[1], "bench") == 0) {
-		o->bench = true;
-		o->bench_args = argv + 2;
-		return 0;
+	memcpy(longopts, common, sizeof(common));
+	for (i = 0; lat_modules[i] && i < LAT_MAX_FAMILIES; i++) {
+		if (lat_modules[i]->defaults)
+			lat_modules[i]->defaults(o->cfg[i]);
+		for (fo = lat_modules[i]->options; fo && fo->name && nfam < MAX_FAMILY_OPTS; fo++) {
+			fam[nfam].family = i;
+			fam[nfam].opt = fo;
+			longopts[n++] = (struct option){ fo->name, fo->arg ? required_argument :
+							 no_argument, 0, OPT_FAMILY + nfam };
+			nfam++;
+		}
 	}
+	memset(&longopts[n], 0, sizeof(longopts[n]));
+	o->probes = (1U << lat_nr_modules()) - 1;
+	o->interval_ns = 1000000000ULL;
 	optind = 1;
 	opterr = 0;
 	/* "+": stop at the first non-option, so COMMAND's own options stay its */
@@ -220,18 +240,6 @@ int lat_opts_parse(int argc, char **argv, struct lat_opts *o)
 				err = -EINVAL;
 			}
 			break;
-		case OPT_THRESHOLD:
-			err = lat_parse_duration(optarg, &o->threshold_ns);
-			break;
-		case OPT_PER_THREAD:
-			o->per_thread = true;
-			break;
-		case OPT_PER_CPU:
-			o->per_cpu = true;
-			break;
-		case OPT_PER_REMOTE:
-			o->per_remote = true;
-			break;
 		case OPT_JSON:
 			o->json_path = optarg;
 			break;
@@ -260,6 +268,11 @@ int lat_opts_parse(int argc, char **argv, struct lat_opts *o)
 			fprintf(stderr, "latbpf: option '%s' needs a value\n", argv[optind - 1]);
 			return -EINVAL;
 		default:
+			if (c >= OPT_FAMILY && c < OPT_FAMILY + nfam) {
+				i = c - OPT_FAMILY;
+				err = fam[i].opt->set(o->cfg[fam[i].family], optarg);
+				break;
+			}
 			fprintf(stderr, "latbpf: unknown option '%s' (see --help)\n",
 				argv[optind - 1]);
 			return -EINVAL;

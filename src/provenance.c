@@ -147,79 +147,57 @@ static bool has_flag(const struct lat_provenance *p, const char *flag)
 	return lat_has_word(p->tsc_flags, flag);
 }
 
-static void ids_json(FILE *f, const __u32 *ids, __u32 n)
-{
-	fputc('[', f);
-	for (__u32 i = 0; i < n; i++)
-		fprintf(f, "%s%u", i ? "," : "", ids[i]);
-	fputc(']', f);
-}
-
-/* The "latbpf" and "host" members */
-void lat_provenance_host_json(struct lat_provenance *p, FILE *f)
+void lat_provenance_publish_host(const struct lat_provenance *p, struct lat_snap *s)
 {
 	char flags[256], *tok, *save;
-	bool first = true;
 
-	fputs("\"latbpf\":{\"version\":", f);
-	lat_json_str(f, LATBPF_VERSION);
-	fputs(",\"commit\":", f);
-	lat_json_str(f, LATBPF_COMMIT);
-	fputs("},\"host\":{\"kernel\":", f);
-	lat_json_str(f, p->kernel);
-	fputs(",\"cpu_model\":", f);
-	lat_json_str(f, p->cpu_model);
-	fprintf(f, ",\"cpus\":%d,\"clocksource\":", p->cpus);
-	lat_json_str(f, p->clocksource);
-	fprintf(f, ",\"tsc\":{\"invariant\":%s,\"flags\":[",
-		has_flag(p, "constant_tsc") && has_flag(p, "nonstop_tsc") ? "true" : "false");
+	lat_pub_flags(lat_pub_obj(s, "latbpf", NULL), LAT_F_PROV);
+	lat_pub_str(s, "version", LATBPF_VERSION);
+	lat_pub_str(s, "commit", LATBPF_COMMIT);
+	lat_pub_end(s);
+	lat_pub_flags(lat_pub_obj(s, "host", NULL), LAT_F_PROV);
+	lat_pub_str(s, "kernel", p->kernel);
+	lat_pub_str(s, "cpu_model", p->cpu_model);
+	lat_pub_num(s, "cpus", p->cpus);
+	lat_pub_str(s, "clocksource", p->clocksource);
+	lat_pub_obj(s, "tsc", NULL);
+	lat_pub_bool(s, "invariant", has_flag(p, "constant_tsc") && has_flag(p, "nonstop_tsc"));
+	lat_pub_list(s, "flags", NULL);
 	snprintf(flags, sizeof(flags), "%s", p->tsc_flags);
-	for (tok = strtok_r(flags, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-		fputs(first ? "" : ",", f);
-		lat_json_str(f, tok);
-		first = false;
-	}
-	fputs("]}}", f);
+	for (tok = strtok_r(flags, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+		lat_pub_str(s, NULL, tok);
+	lat_pub_end(s);
+	lat_pub_end(s);
+	lat_pub_end(s);
 }
 
-char *lat_provenance_json(struct lat_provenance *p, __u64 elapsed_ns)
+void lat_provenance_publish(const struct lat_provenance *p, struct lat_snap *s,
+			    __u64 elapsed_ns)
 {
-	const struct lat_opts *o = p->opts;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
 	int i;
 
-	if (!f)
-		return NULL;
-	lat_provenance_host_json(p, f);
-	fputs(",\"run\":{\"argv\":[", f);
-	for (i = 0; i < p->argc; i++) {
-		fputs(i ? "," : "", f);
-		lat_json_str(f, p->argv[i]);
-	}
-	fputs("],\"start\":", f);
-	lat_json_str(f, p->start);
-	fprintf(f, ",\"duration_s\":%.3f,\"interval_s\":%.3f,\"target\":{\"pids\":",
-		elapsed_ns / 1e9, o->interval_ns / 1e9);
-	ids_json(f, p->target.tgids, p->target.n_tgids);
-	fputs(",\"tids\":", f);
-	ids_json(f, p->target.tids, p->target.n_tids);
-	fputs(",\"comm\":", f);
-	lat_json_str(f, p->comm);
-	fputs("}},\"probes\":{", f);
-	for (i = 0; i < p->nprobes; i++) {
-		fputs(i ? "," : "", f);
-		lat_json_str(f, p->probe_name[i]);
-		fputc(':', f);
-		lat_json_str(f, p->probe_status[i]);
-	}
-	fputc('}', f);
-	fclose(f);
-	return buf;
+	lat_provenance_publish_host(p, s);
+	lat_pub_flags(lat_pub_obj(s, "run", NULL), LAT_F_PROV);
+	lat_pub_list(s, "argv", NULL);
+	for (i = 0; i < p->argc; i++)
+		lat_pub_str(s, NULL, p->argv[i]);
+	lat_pub_end(s);
+	lat_pub_str(s, "start", p->start);
+	lat_pub_real(s, "duration_s", elapsed_ns / 1e9, 3);
+	lat_pub_real(s, "interval_s", p->opts->interval_ns / 1e9, 3);
+	lat_pub_obj(s, "target", NULL);
+	lat_pub_ids(s, "pids", p->target.tgids, (int)p->target.n_tgids);
+	lat_pub_ids(s, "tids", p->target.tids, (int)p->target.n_tids);
+	lat_pub_str(s, "comm", p->comm);
+	lat_pub_end(s);
+	lat_pub_end(s);
+	lat_pub_flags(lat_pub_obj(s, "probes", NULL), LAT_F_PROV);
+	for (i = 0; i < p->nprobes; i++)
+		lat_pub_str(s, p->probe_name[i], p->probe_status[i]);
+	lat_pub_end(s);
 }
 
-void lat_provenance_host_text(struct lat_provenance *p, FILE *f)
+void lat_provenance_host_text(const struct lat_provenance *p, FILE *f)
 {
 	char model[128];
 
@@ -228,7 +206,7 @@ void lat_provenance_host_text(struct lat_provenance *p, FILE *f)
 		LATBPF_VERSION, LATBPF_COMMIT, p->kernel, p->cpus, model, p->clocksource);
 }
 
-void lat_provenance_text(struct lat_provenance *p, FILE *f, __u64 elapsed_ns)
+void lat_provenance_text(const struct lat_provenance *p, FILE *f, __u64 elapsed_ns)
 {
 	char comm[64], s[48];
 	int i;

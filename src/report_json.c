@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* --json: newline-delimited JSON, one record per interval and a final one.
  * Schema: DESIGN.md and README.md ("JSON output"). */
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include "lat.h"
 
 #define MAX_DEPTH 16
@@ -104,13 +106,6 @@ static void hist(struct lat_emit *e, const char *k, const char *title,
 	lat_json_hist(J(e)->f, e->final ? run : iv);
 }
 
-/* A member whose value the caller writes itself, as JSON, to the FILE */
-FILE *lat_json_member(struct lat_emit *e, const char *k)
-{
-	key(J(e), k);
-	return J(e)->f;
-}
-
 static void count(struct lat_emit *e, const char *k, __u64 iv, __u64 run)
 {
 	key(J(e), k);
@@ -137,10 +132,22 @@ static void ids(struct lat_emit *e, const char *k, const __u32 *v, int n)
 	fputc(']', J(e)->f);
 }
 
-static void pct(struct lat_emit *e, const char *k, double p)
+static void real(struct lat_emit *e, const char *k, double v, int decimals)
 {
 	key(J(e), k);
-	fprintf(J(e)->f, "%.3f", p);
+	fprintf(J(e)->f, "%.*f", decimals, v);
+}
+
+static void boolean(struct lat_emit *e, const char *k, bool v)
+{
+	key(J(e), k);
+	fputs(v ? "true" : "false", J(e)->f);
+}
+
+static void null(struct lat_emit *e, const char *k)
+{
+	key(J(e), k);
+	fputs("null", J(e)->f);
 }
 
 static void str(struct lat_emit *e, const char *k, const char *s)
@@ -152,56 +159,61 @@ static void str(struct lat_emit *e, const char *k, const char *s)
 static const struct lat_emit_ops json_ops = {
 	.obj_begin = obj_begin, .obj_end = obj_end,
 	.list_begin = list_begin, .list_end = list_end,
-	.hist = hist, .bytes = hist, .count = count, .dur = dur, .num = num, .ids = ids, .pct = pct, .str = str,
+	.hist = hist, .bytes = hist, .count = count, .dur = dur, .num = num, .ids = ids,
+	.real = real, .boolean = boolean, .null = null, .str = str,
 };
 
-struct lat_emit *lat_json_emit_new(FILE *f)
+/* One object per snapshot, on one line: its nodes as members, the interval's
+ * values in an interval's snapshot and the run's in a whole-run one. */
+int lat_json_write(FILE *f, const struct lat_snap *s)
 {
-	struct json_emit *j = calloc(1, sizeof(*j));
+	struct json_emit j = { .e = { .ops = &json_ops, .final = s->interval == 0 }, .f = f };
+
+	fputc('{', f);
+	for (const struct lat_node *n = s->root.child; n; n = n->next)
+		lat_snap_walk(n, &j.e);
+	fputs("}\n", f);
+	return fflush(f) ? -errno : 0;
+}
+
+struct json_sink {
+	struct lat_sink k;
+	FILE *f;
+};
+
+static int json_sink_write(struct lat_sink *k, const struct lat_snap *s)
+{
+	int err = lat_json_write(((struct json_sink *)k)->f, s);
+
+	if (err)
+		fprintf(stderr, "latbpf: --json: writing: %s\n", strerror(-err));
+	return err;
+}
+
+static void json_sink_free(struct lat_sink *k)
+{
+	struct json_sink *j = (struct json_sink *)k;
+
+	if (j->f != stdout)
+		fclose(j->f);
+	free(j);
+}
+
+static const struct lat_sink_ops json_sink_ops = {
+	.name = "json",
+	.interval = json_sink_write,
+	.final = json_sink_write,
+	.free = json_sink_free,
+};
+
+/* takes f, and closes it unless it is stdout */
+struct lat_sink *lat_json_sink_new(FILE *f)
+{
+	struct json_sink *j = calloc(1, sizeof(*j));
 
 	if (!j)
 		return NULL;
-	j->e.ops = &json_ops;
+	j->k.ops = &json_sink_ops;
 	j->f = f;
-	return &j->e;
-}
-
-/* Opens one record: {"interval": k or "final": true, provenance members...
- * The families' objects follow as further members. */
-void lat_json_record_begin(struct lat_emit *e, const char *provenance,
-			   long interval, bool final)
-{
-	struct json_emit *j = J(e);
-
-	j->depth = 0;
-	e->final = final;
-	if (final)
-		fputs("{\"final\":true", j->f);
-	else
-		fprintf(j->f, "{\"interval\":%ld", interval);
-	fprintf(j->f, ",%s", provenance);
-	j->need_comma[0] = true;
-	j->in_list[0] = false;
-}
-
-void lat_json_object_begin(struct lat_emit *e, const char *members)
-{
-	struct json_emit *j = J(e);
-
-	j->depth = 0;
-	e->final = true;
-	fprintf(j->f, "{%s", members);
-	j->need_comma[0] = members[0] != '\0';
-	j->in_list[0] = false;
-}
-
-void lat_json_record_end(struct lat_emit *e)
-{
-	fputs("}\n", J(e)->f);
-	fflush(J(e)->f);
-}
-
-void lat_json_emit_free(struct lat_emit *e)
-{
-	free(e);
+	return &j->k;
 }

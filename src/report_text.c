@@ -349,12 +349,27 @@ static void ids(struct lat_emit *e, const char *key, const __u32 *v, int n)
 	scalar(T(e), key, b, NULL);
 }
 
-static void pct(struct lat_emit *e, const char *key, double p)
+static void real(struct lat_emit *e, const char *key, double v, int decimals)
 {
-	char b[32];
+	size_t n = strlen(key);
+	char b[48];
 
-	snprintf(b, sizeof(b), "%.2f%%", p);
+	/* a share: "lost_pct" reads as a percentage */
+	if (n > 4 && !strcmp(key + n - 4, "_pct"))
+		snprintf(b, sizeof(b), "%.2f%%", v);
+	else
+		snprintf(b, sizeof(b), "%.*f", decimals, v);
 	scalar(T(e), key, b, NULL);
+}
+
+static void boolean(struct lat_emit *e, const char *key, bool v)
+{
+	scalar(T(e), key, v ? "yes" : "no", NULL);
+}
+
+static void null(struct lat_emit *e, const char *key)
+{
+	scalar(T(e), key, "-", NULL);
 }
 
 static void str(struct lat_emit *e, const char *key, const char *s)
@@ -372,27 +387,97 @@ static void str(struct lat_emit *e, const char *key, const char *s)
 static const struct lat_emit_ops text_ops = {
 	.obj_begin = obj_begin, .obj_end = obj_end,
 	.list_begin = list_begin, .list_end = list_end,
-	.hist = hist, .bytes = bytes, .count = count, .dur = dur, .num = num, .ids = ids, .pct = pct, .str = str,
+	.hist = hist, .bytes = bytes, .count = count, .dur = dur, .num = num, .ids = ids,
+	.real = real, .boolean = boolean, .null = null, .str = str,
 };
 
-/* with_bars false: LOG lines; true: LIVE frames. Either gives the SUMMARY
- * once the caller sets e->final. */
-struct lat_emit *lat_text_emit_new(FILE *f, int width, bool with_bars)
+/* The measurements of a snapshot (provenance is printed by the caller). */
+static void families(FILE *f, const struct lat_snap *s, int width, enum style mode,
+		     int max_items)
 {
-	struct text_emit *t = calloc(1, sizeof(*t));
+	struct text_emit t = {
+		.e = { .ops = &text_ops, .final = mode == SUMMARY, .live = mode == LIVE,
+		       .max_items = max_items },
+		.f = f, .width = width < 60 ? 60 : width, .mode = mode,
+	};
+
+	for (const struct lat_node *n = s->root.child; n; n = n->next)
+		if (!(n->flags & LAT_F_PROV) && (n->kind == LAT_OBJ || n->kind == LAT_LIST))
+			lat_snap_walk(n, &t.e);
+}
+
+void lat_text_frame(FILE *f, const struct lat_snap *s, const struct lat_provenance *p,
+		    int cols)
+{
+	lat_provenance_text(p, f, s->elapsed_ns);
+	fprintf(f, "interval %ld   q or Ctrl-C: end and print the whole-run summary\n\n",
+		s->interval);
+	families(f, s, cols, LIVE, 10);
+}
+
+struct text_sink {
+	struct lat_sink k;
+	FILE *f;
+	const struct lat_provenance *p;
+	bool log;
+};
+
+static int log_interval(struct lat_sink *k, const struct lat_snap *s)
+{
+	struct text_sink *t = (struct text_sink *)k;
+	char el[32];
+
+	if (!t->log)
+		return 0;
+	lat_fmt_ns(el, sizeof(el), s->elapsed_ns);
+	fprintf(t->f, "--- interval %ld (elapsed %s) ---\n", s->interval, el);
+	families(t->f, s, 100, LOG, 0);
+	fflush(t->f);
+	return 0;
+}
+
+static int summary(struct lat_sink *k, const struct lat_snap *s)
+{
+	struct text_sink *t = (struct text_sink *)k;
+	const struct lat_node *bl = lat_snap_find(&s->root, "baseline");
+
+	fputs("=== whole run ===\n", t->f);
+	lat_provenance_text(t->p, t->f, s->elapsed_ns);
+	fputc('\n', t->f);
+	families(t->f, s, 100, SUMMARY, 50);
+	if (bl) {
+		const struct lat_node *d = lat_snap_find(bl, "duration_s");
+
+		fprintf(t->f, "\nhost baseline (latbpf bench, %.2f s before attaching; "
+			"`latbpf bench` for the full set):\n", d ? d->v.real : 0);
+		lat_bench_table(t->f, bl);
+	}
+	fflush(t->f);
+	return 0;
+}
+
+static void text_sink_free(struct lat_sink *k)
+{
+	free(k);
+}
+
+static const struct lat_sink_ops text_sink_ops = {
+	.name = "text",
+	.interval = log_interval,
+	.final = summary,
+	.free = text_sink_free,
+};
+
+/* log: a block per interval too; always the summary at the end */
+struct lat_sink *lat_text_sink_new(FILE *f, const struct lat_provenance *p, bool log)
+{
+	struct text_sink *t = calloc(1, sizeof(*t));
 
 	if (!t)
 		return NULL;
-	t->e.ops = &text_ops;
-	t->e.live = with_bars;
-	t->e.max_items = with_bars ? 10 : 0;
+	t->k.ops = &text_sink_ops;
 	t->f = f;
-	t->width = width < 60 ? 60 : width;
-	t->mode = with_bars ? LIVE : LOG;
-	return &t->e;
-}
-
-void lat_text_emit_free(struct lat_emit *e)
-{
-	free(e);
+	t->p = p;
+	t->log = log;
+	return &t->k;
 }

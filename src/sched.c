@@ -10,9 +10,34 @@
 #include "schedcore.h"
 #include "sched.skel.h"
 
+/* sched's own options */
+struct sched_cfg {
+	bool per_thread, per_cpu;
+};
+_Static_assert(sizeof(struct sched_cfg) <= LAT_FAMILY_CFG, "fits lat_opts.cfg");
+
+static int set_per_thread(void *cfg, const char *arg)
+{
+	((struct sched_cfg *)cfg)->per_thread = true;
+	return 0;
+}
+
+static int set_per_cpu(void *cfg, const char *arg)
+{
+	((struct sched_cfg *)cfg)->per_cpu = true;
+	return 0;
+}
+
+static const struct lat_family_opt sched_options[] = {
+	{ "per-thread", NULL, "break sched histograms down per thread", set_per_thread },
+	{ "per-cpu", NULL, "break sched histograms down per CPU", set_per_cpu },
+	{ NULL },
+};
+
 struct sched {
 	struct sched_bpf *skel;
 	const struct lat_run *run;
+	struct sched_cfg cfg;
 	bool btf;			/* tp_btf + task storage, else raw_tp */
 	struct lat_sched_cpu *percpu;	/* one lookup: a value per CPU */
 	struct lat_sched_cpu *cpu_now, *cpu_before; /* per CPU, cumulative */
@@ -27,12 +52,12 @@ static void sched_configure(struct sched_bpf *skel, void *priv, bool btf)
 	struct sched *s = priv;
 
 	skel->rodata->en_sched = true;
-	skel->rodata->per_thread = s->run->opts->per_thread;
-	if (s->run->opts->per_thread)
+	skel->rodata->per_thread = s->cfg.per_thread;
+	if (s->cfg.per_thread)
 		bpf_map__set_max_entries(skel->maps.sched_threads, LAT_SCHED_MAX_THREADS);
 }
 
-static int sched_open(const struct lat_run *run, void **priv)
+static int sched_open(const struct lat_run *run, const void *cfg, void **priv)
 {
 	struct sched *s = calloc(1, sizeof(*s));
 	int err = -ENOMEM;
@@ -40,6 +65,7 @@ static int sched_open(const struct lat_run *run, void **priv)
 	if (!s)
 		return -ENOMEM;
 	s->run = run;
+	s->cfg = *(const struct sched_cfg *)cfg;
 	s->percpu = calloc(run->ncpus, sizeof(*s->percpu));
 	s->cpu_now = calloc(run->ncpus, sizeof(*s->cpu_now));
 	s->cpu_before = calloc(run->ncpus, sizeof(*s->cpu_before));
@@ -143,12 +169,10 @@ static int sched_poll(void *priv)
 		cpu_merge(&s->now, &s->percpu[i]);
 	memcpy(s->cpu_before, s->cpu_now, s->run->ncpus * sizeof(*s->cpu_now));
 	memcpy(s->cpu_now, s->percpu, s->run->ncpus * sizeof(*s->cpu_now));
-	for (i = 0; i < LAT_SCHED_NR_HIST; i++)
-		lat_hist_delta(&s->iv.h[i], &s->now.h[i], &s->before.h[i]);
 	s->iv.voluntary = s->now.voluntary - s->before.voluntary;
 	s->iv.involuntary = s->now.involuntary - s->before.involuntary;
 	s->iv.unseen = s->now.unseen - s->before.unseen;
-	return s->run->opts->per_thread ? poll_threads(s) : 0;
+	return s->cfg.per_thread ? poll_threads(s) : 0;
 }
 
 static const char *const hist_key[LAT_SCHED_NR_HIST] = {
@@ -160,81 +184,88 @@ static const char *const hist_title[LAT_SCHED_NR_HIST] = {
 	"off-CPU, blocked (D and other), switched out -> woken",
 };
 
-static void report_threads(struct sched *s, struct lat_emit *e)
+static bool any_change(const struct lat_sched_thread *t, const struct lat_sched_thread *b)
 {
-	const struct lat_sched_thread *t, *b;
+	for (int k = 0; k < LAT_SCHED_NR_HIST; k++)
+		if (t->h[k].count != b->h[k].count)
+			return true;
+	return false;
+}
+
+static void publish_threads(struct sched *s, struct lat_snap *snap)
+{
 	static const struct lat_sched_thread zero;
-	struct lat_hist *iv = s->scratch.h;
+	const struct lat_sched_thread *t, *b;
+	char tid[16], tag[24];
 	size_t i;
 	int k;
 
-	int shown = 0;
-
-	e->ops->list_begin(e, "threads", "per thread");
-	for (i = 0; i < s->n_now && !(e->max_items && shown >= e->max_items); i++) {
+	lat_pub_list(snap, "threads", "per thread");
+	for (i = 0; i < s->n_now; i++) {
 		t = &s->th_now[i];
 		b = bsearch(t, s->th_before, s->n_before, sizeof(*t), cmp_tid);
 		if (!b)
 			b = &zero;
+		lat_pub_item(snap, any_change(t, b), true);
+		snprintf(tid, sizeof(tid), "%u", t->tid);
+		snprintf(tag, sizeof(tag), "thread.%u", t->tid);
+		lat_pub_label(snap, "tid", tid, tag);
+		lat_pub_num(snap, "tid", t->tid);
+		lat_pub_num(snap, "pid", t->tgid);
+		lat_pub_str(snap, "comm", t->comm);
 		for (k = 0; k < LAT_SCHED_NR_HIST; k++)
-			lat_hist_delta(&iv[k], &t->h[k], &b->h[k]);
-		if (!e->final && !iv[0].count && !iv[1].count && !iv[2].count)
-			continue;
-		shown++;
-		e->ops->obj_begin(e, NULL, NULL);
-		e->ops->num(e, "tid", t->tid);
-		e->ops->num(e, "pid", t->tgid);
-		e->ops->str(e, "comm", t->comm);
-		for (k = 0; k < LAT_SCHED_NR_HIST; k++)
-			e->ops->hist(e, hist_key[k], hist_title[k], &iv[k], &t->h[k]);
-		e->ops->count(e, "voluntary", t->voluntary - b->voluntary, t->voluntary);
-		e->ops->count(e, "involuntary", t->involuntary - b->involuntary,
+			lat_pub_hist(snap, hist_key[k], hist_title[k], &t->h[k], &b->h[k]);
+		lat_pub_count(snap, "voluntary", t->voluntary - b->voluntary, t->voluntary);
+		lat_pub_count(snap, "involuntary", t->involuntary - b->involuntary,
 			      t->involuntary);
-		e->ops->obj_end(e);
+		lat_pub_end(snap);
 	}
-	e->ops->list_end(e);
+	lat_pub_end(snap);
 }
 
-static void report_cpus(struct sched *s, struct lat_emit *e)
+static void publish_cpus(struct sched *s, struct lat_snap *snap)
 {
-	struct lat_hist *iv = &s->scratch.h[0];
+	char cpu[16], tag[24];
 
-	e->ops->list_begin(e, "cpus", "per CPU (where the thread got on CPU)");
+	lat_pub_list(snap, "cpus", "per CPU (where the thread got on CPU)");
 	for (int c = 0; c < s->run->ncpus; c++) {
 		const struct lat_hist *now = &s->cpu_now[c].h[LAT_SCHED_RUNQ];
+		const struct lat_hist *before = &s->cpu_before[c].h[LAT_SCHED_RUNQ];
 
-		lat_hist_delta(iv, now, &s->cpu_before[c].h[LAT_SCHED_RUNQ]);
-		if (!now->count || (!e->final && !iv->count))
+		if (!now->count)
 			continue;
-		e->ops->obj_begin(e, NULL, NULL);
-		e->ops->num(e, "cpu", c);
-		e->ops->hist(e, "runq", hist_title[0], iv, now);
-		e->ops->obj_end(e);
+		lat_pub_item(snap, now->count != before->count, true);
+		snprintf(cpu, sizeof(cpu), "%d", c);
+		snprintf(tag, sizeof(tag), "cpu%d", c);
+		lat_pub_label(snap, "cpu", cpu, tag);
+		lat_pub_num(snap, "cpu", c);
+		lat_pub_hist(snap, "runq", hist_title[0], now, before);
+		lat_pub_end(snap);
 	}
-	e->ops->list_end(e);
+	lat_pub_end(snap);
 }
 
-static void sched_report(void *priv, struct lat_emit *e)
+static void sched_publish(void *priv, struct lat_snap *snap)
 {
 	struct sched *s = priv;
 	int k;
 
-	e->ops->obj_begin(e, "sched", "sched: where the target waited for a CPU, and slept");
+	lat_pub_obj(snap, "sched", "sched: where the target waited for a CPU, and slept");
 	for (k = 0; k < LAT_SCHED_NR_HIST; k++)
-		e->ops->hist(e, hist_key[k], hist_title[k], &s->iv.h[k], &s->now.h[k]);
-	e->ops->obj_begin(e, "switches", "context switches");
-	e->ops->count(e, "voluntary", s->iv.voluntary, s->now.voluntary);
-	e->ops->count(e, "involuntary", s->iv.involuntary, s->now.involuntary);
-	e->ops->count(e, "unseen_wakeups", s->iv.unseen, s->now.unseen);
-	e->ops->obj_end(e);
-	if (s->run->opts->per_thread) {
-		report_threads(s, e);
-		if (s->now.threads_dropped)
-			e->ops->count(e, "threads_dropped", 0, s->now.threads_dropped);
+		lat_pub_hist(snap, hist_key[k], hist_title[k], &s->now.h[k], &s->before.h[k]);
+	lat_pub_obj(snap, "switches", "context switches");
+	lat_pub_count(snap, "voluntary", s->iv.voluntary, s->now.voluntary);
+	lat_pub_count(snap, "involuntary", s->iv.involuntary, s->now.involuntary);
+	lat_pub_count(snap, "unseen_wakeups", s->iv.unseen, s->now.unseen);
+	lat_pub_end(snap);
+	if (s->cfg.per_thread) {
+		publish_threads(s, snap);
+		lat_pub_flags(lat_pub_count(snap, "threads_dropped", 0, s->now.threads_dropped),
+			      LAT_F_NONZERO | LAT_F_DROP);
 	}
-	if (s->run->opts->per_cpu)
-		report_cpus(s, e);
-	e->ops->obj_end(e);
+	if (s->cfg.per_cpu)
+		publish_cpus(s, snap);
+	lat_pub_end(snap);
 }
 
 static void sched_destroy(void *priv)
@@ -254,10 +285,11 @@ static void sched_destroy(void *priv)
 
 const struct lat_module_ops lat_sched_ops = {
 	.name = "sched",
+	.options = sched_options,
 	.open = sched_open,
 	.attach = sched_attach,
 	.mode = sched_mode,
 	.poll = sched_poll,
-	.report = sched_report,
+	.publish = sched_publish,
 	.destroy = sched_destroy,
 };

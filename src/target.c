@@ -10,6 +10,9 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <sched.h>
+#include <stdio.h>
 #include "target.h"
 
 #ifndef PIDFD_THREAD
@@ -214,4 +217,34 @@ void lat_tgt_cleanup(struct lat_tgt *g)
 		kill(g->child, SIGTERM);
 		waitpid(g->child, NULL, 0);
 	}
+}
+
+static void add_if_pinned(__u32 tid, cpu_set_t *pinned)
+{
+	cpu_set_t set;
+
+	if (!sched_getaffinity((pid_t)tid, sizeof(set), &set) && CPU_COUNT(&set) == 1)
+		CPU_OR(pinned, pinned, &set);
+}
+
+/* The CPUs a target thread is pinned to now (affinity of one CPU): where
+ * latbpf's own threads must not run. */
+void lat_tgt_pinned_cpus(const struct lat_tgt *g, cpu_set_t *pinned)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+
+	CPU_ZERO(pinned);
+	for (__u32 i = 0; i < g->t.n_tgids; i++) {
+		snprintf(path, sizeof(path), "/proc/%u/task", g->t.tgids[i]);
+		if (!(dir = opendir(path)))
+			continue;
+		while ((d = readdir(dir)))
+			if (d->d_name[0] != '.')
+				add_if_pinned((__u32)atoi(d->d_name), pinned);
+		closedir(dir);
+	}
+	for (__u32 i = 0; i < g->t.n_tids; i++)
+		add_if_pinned(g->t.tids[i], pinned);
 }

@@ -2,6 +2,7 @@
 #ifndef LATBPF_TARGET_USER_H
 #define LATBPF_TARGET_USER_H
 
+#include <sched.h>
 #include "lat.h"
 
 /* What is being traced, and how its end is noticed. */
@@ -20,5 +21,6 @@ int lat_tgt_init(struct lat_tgt *g, const struct lat_opts *o);
 int lat_tgt_start(struct lat_tgt *g);
 bool lat_tgt_gone(struct lat_tgt *g);
 void lat_tgt_cleanup(struct lat_tgt *g);
+void lat_tgt_pinned_cpus(const struct lat_tgt *g, cpu_set_t *pinned);
 
 #endif

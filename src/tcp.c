@@ -15,18 +15,37 @@ struct remote {
 	struct lat_tcp_remote now, before;
 };
 
+/* tcp's own options */
+struct tcp_cfg {
+	bool per_remote;
+};
+_Static_assert(sizeof(struct tcp_cfg) <= LAT_FAMILY_CFG, "fits lat_opts.cfg");
+
 struct tcp {
 	struct tcp_bpf *skel;
+	struct tcp_cfg cfg;
 	struct lat_table remotes;	/* of struct remote, by key */
 	struct lat_tcp_remote *rpercpu;
 	const struct lat_run *run;
 	struct lat_tcp_cpu *percpu;
 	struct lat_tcp_cpu now, before;
-	struct lat_hist iv_rtt, iv_connect;
 	__u64 missed, missed_before;	/* lat_prog_misses() */
 };
 
-static int tcp_open(const struct lat_run *run, void **priv)
+
+static int set_per_remote(void *cfg, const char *arg)
+{
+	((struct tcp_cfg *)cfg)->per_remote = true;
+	return 0;
+}
+
+static const struct lat_family_opt tcp_options[] = {
+	{ "per-remote", NULL, "break tcp histograms down per remote address:port",
+	  set_per_remote },
+	{ NULL },
+};
+
+static int tcp_open(const struct lat_run *run, const void *cfg, void **priv)
 {
 	struct tcp *t = calloc(1, sizeof(*t));
 	bool with_err = lat_btf_tracepoint_nargs(run->btf, "tcp_retransmit_skb") >= 4;
@@ -36,6 +55,7 @@ static int tcp_open(const struct lat_run *run, void **priv)
 	if (!t)
 		return -ENOMEM;
 	t->run = run;
+	t->cfg = *(const struct tcp_cfg *)cfg;
 	t->remotes.item_size = sizeof(struct remote);
 	t->remotes.key_size = sizeof(struct lat_tcp_remote_key);
 	t->percpu = calloc(run->ncpus, sizeof(*t->percpu));
@@ -45,8 +65,8 @@ static int tcp_open(const struct lat_run *run, void **priv)
 		goto fail;
 	}
 	t->skel->rodata->lat_targ = run->target;
-	t->skel->rodata->per_remote = run->opts->per_remote;
-	if (!run->opts->per_remote)
+	t->skel->rodata->per_remote = t->cfg.per_remote;
+	if (!t->cfg.per_remote)
 		bpf_map__set_max_entries(t->skel->maps.tcp_remotes, 1);
 	t->rpercpu = calloc(run->ncpus, sizeof(*t->rpercpu));
 	if (!t->rpercpu) {
@@ -133,66 +153,61 @@ static int tcp_poll(void *priv)
 		lat_hist_merge(&t->now.rtt, &t->percpu[c].rtt);
 		lat_hist_merge(&t->now.connect, &t->percpu[c].connect);
 	}
-	lat_hist_delta(&t->iv_rtt, &t->now.rtt, &t->before.rtt);
-	lat_hist_delta(&t->iv_connect, &t->now.connect, &t->before.connect);
 	t->missed_before = t->missed;
 	t->missed = lat_prog_misses(t->skel->obj);
-	return t->run->opts->per_remote ? poll_remotes(t) : 0;
+	return t->cfg.per_remote ? poll_remotes(t) : 0;
 }
 
-static void report_remotes(struct tcp *t, struct lat_emit *e)
+static void publish_remotes(struct tcp *t, struct lat_snap *s)
 {
-	char addr[INET6_ADDRSTRLEN], name[INET6_ADDRSTRLEN + 16];
-	struct lat_hist iv_rtt, iv_con;
+	char addr[INET6_ADDRSTRLEN], name[INET6_ADDRSTRLEN + 16], tag[INET6_ADDRSTRLEN + 24];
 	size_t i;
 
-	e->ops->list_begin(e, "remotes", "per remote address:port");
+	lat_pub_list(s, "remotes", "per remote address:port");
 	for (i = 0; i < t->remotes.n; i++) {
 		const struct remote *r = lat_table_at(&t->remotes, i);
 
-		if (!e->final && r->now.rtt.count == r->before.rtt.count &&
-		    r->now.connect.count == r->before.connect.count)
-			continue;
 		inet_ntop(r->k.family == 2 ? AF_INET : AF_INET6, r->k.addr, addr, sizeof(addr));
 		snprintf(name, sizeof(name), r->k.family == 2 ? "%s:%u" : "[%s]:%u", addr,
 			 r->k.port);
-		lat_hist_delta(&iv_rtt, &r->now.rtt, &r->before.rtt);
-		lat_hist_delta(&iv_con, &r->now.connect, &r->before.connect);
-		e->ops->obj_begin(e, NULL, NULL);
-		e->ops->str(e, "remote", name);
-		e->ops->hist(e, "rtt", NULL, &iv_rtt, &r->now.rtt);
-		e->ops->hist(e, "connect", NULL, &iv_con, &r->now.connect);
-		e->ops->count(e, "retransmits", r->now.retransmits - r->before.retransmits,
+		snprintf(tag, sizeof(tag), "remote.%s", name);
+		lat_pub_item(s, r->now.rtt.count != r->before.rtt.count ||
+				r->now.connect.count != r->before.connect.count, true);
+		lat_pub_label(s, "remote", name, tag);
+		lat_pub_str(s, "remote", name);
+		lat_pub_hist(s, "rtt", NULL, &r->now.rtt, &r->before.rtt);
+		lat_pub_hist(s, "connect", NULL, &r->now.connect, &r->before.connect);
+		lat_pub_count(s, "retransmits", r->now.retransmits - r->before.retransmits,
 			      r->now.retransmits);
-		e->ops->obj_end(e);
+		lat_pub_end(s);
 	}
-	e->ops->list_end(e);
+	lat_pub_end(s);
 }
 
-static void tcp_report(void *priv, struct lat_emit *e)
+static void tcp_publish(void *priv, struct lat_snap *s)
 {
 	struct tcp *t = priv;
 
-	e->ops->obj_begin(e, "tcp", "tcp: the target's TCP sockets");
-	e->ops->hist(e, "rtt", "smoothed RTT (at each ACK processed, tcp:tcp_probe)",
-		     &t->iv_rtt, &t->now.rtt);
-	e->ops->hist(e, "connect", "connect latency (SYN_SENT -> ESTABLISHED)",
-		     &t->iv_connect, &t->now.connect);
-	e->ops->count(e, "retransmits", t->now.retransmits - t->before.retransmits,
+	lat_pub_obj(s, "tcp", "tcp: the target's TCP sockets");
+	lat_pub_hist(s, "rtt", "smoothed RTT (at each ACK processed, tcp:tcp_probe)",
+		     &t->now.rtt, &t->before.rtt);
+	lat_pub_hist(s, "connect", "connect latency (SYN_SENT -> ESTABLISHED)",
+		     &t->now.connect, &t->before.connect);
+	lat_pub_count(s, "retransmits", t->now.retransmits - t->before.retransmits,
 		      t->now.retransmits);
-	e->ops->count(e, "retransmit_failed",
+	lat_pub_count(s, "retransmit_failed",
 		      t->now.retransmit_failed - t->before.retransmit_failed,
 		      t->now.retransmit_failed);
-	e->ops->count(e, "sockets", t->now.sockets - t->before.sockets, t->now.sockets);
-	if (t->now.untracked)
-		e->ops->count(e, "untracked_sockets", t->now.untracked - t->before.untracked,
-			      t->now.untracked);
+	lat_pub_count(s, "sockets", t->now.sockets - t->before.sockets, t->now.sockets);
+	lat_pub_flags(lat_pub_count(s, "untracked_sockets",
+				    t->now.untracked - t->before.untracked, t->now.untracked),
+		      LAT_F_NONZERO | LAT_F_DROP);
 	/* softirq TCP events that arrived inside one of these programs */
-	if (t->missed)
-		e->ops->count(e, "missed", t->missed - t->missed_before, t->missed);
-	if (t->run->opts->per_remote)
-		report_remotes(t, e);
-	e->ops->obj_end(e);
+	lat_pub_flags(lat_pub_count(s, "missed", t->missed - t->missed_before, t->missed),
+		      LAT_F_NONZERO | LAT_F_DROP);
+	if (t->cfg.per_remote)
+		publish_remotes(t, s);
+	lat_pub_end(s);
 }
 
 static void tcp_destroy(void *priv)
@@ -210,10 +225,11 @@ static void tcp_destroy(void *priv)
 
 const struct lat_module_ops lat_tcp_ops = {
 	.name = "tcp",
+	.options = tcp_options,
 	.open = tcp_open,
 	.attach = tcp_attach,
 	.mode = tcp_mode,
 	.poll = tcp_poll,
-	.report = tcp_report,
+	.publish = tcp_publish,
 	.destroy = tcp_destroy,
 };

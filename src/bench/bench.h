@@ -166,8 +166,7 @@ void lat_bench_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * reported at the end. */
 struct lat_baseline;
 struct lat_baseline *lat_baseline_run(const char *cpuinfo_flags);
-void lat_baseline_text(const struct lat_baseline *b, FILE *f);
-void lat_baseline_json(const struct lat_baseline *b, struct lat_emit *e);
+void lat_baseline_publish(const struct lat_baseline *b, struct lat_snap *s);
 void lat_baseline_free(struct lat_baseline *b);
 
 /* Pure arithmetic, unit-tested. */

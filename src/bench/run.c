@@ -314,6 +314,119 @@ static void list(FILE *f)
 			defs[i].budget_ns / 1e9, defs[i].what, "", defs[i].results);
 }
 
+/* The bench's results go through the output layer like a trace's: published
+ * into a snapshot, which the JSON sink writes and the table below reads. */
+static void publish_clock(struct lat_snap *s, const struct lat_bclock *k)
+{
+	char *tok, *save, flags[256];
+
+	lat_pub_obj(s, "tsc", "clock");
+	lat_pub_str(s, "source", k->source);
+	lat_pub_bool(s, "invariant", k->invariant);
+	lat_pub_bool(s, "cpuid_invariant", k->cpuid_invariant);
+	lat_pub_list(s, "flags", NULL);
+	snprintf(flags, sizeof(flags), "%s", k->flags);
+	for (tok = strtok_r(flags, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+		lat_pub_str(s, NULL, tok);
+	lat_pub_end(s);
+	lat_pub_real(s, "hz", k->hz, 0);
+	lat_pub_real(s, "kernel_hz", k->kernel_hz, 0);
+	lat_pub_real(s, "spread_ppm", k->spread_ppm, 3);
+	lat_pub_num(s, "windows", k->windows);
+	lat_pub_num(s, "window_ns", (long long)k->window_ns);
+	if (k->skew_cpu >= 0) {
+		lat_pub_num(s, "skew_ns", k->skew_ns);
+		lat_pub_num(s, "skew_err_ns", (long long)k->skew_err_ns);
+		lat_pub_num(s, "skew_cpu", k->skew_cpu);
+	} else {
+		lat_pub_null(s, "skew_ns");
+	}
+	lat_pub_num(s, "overhead_ticks", (long long)k->overhead);
+	lat_pub_str(s, "fallback", k->fallback[0] ? k->fallback : NULL);
+	lat_pub_end(s);
+}
+
+static void publish_results(struct lat_snap *s, struct lat_bres **res, int n)
+{
+	lat_pub_list(s, "results", "results");
+	for (int i = 0; i < n; i++) {
+		const struct lat_bres *r = res[i];
+		struct lat_node *c;
+
+		lat_pub_item(s, true, true);
+		lat_pub_str(s, "name", r->name);
+		lat_pub_str(s, "method", r->method);
+		lat_pub_num(s, "batch", r->batch);
+		lat_pub_hist(s, "hist", NULL, &r->ns, NULL);
+		c = lat_pub_hist(s, "cycles", NULL, &r->ticks, NULL);
+		if (c)
+			c->unit = LAT_UNIT_TICKS;
+		if (r->note[0])
+			lat_pub_str(s, "note", r->note);
+		if (r->check) {
+			lat_pub_obj(s, "check", NULL);
+			lat_pub_str(s, "counter", r->check);
+			lat_pub_num(s, "expected", r->expected);
+			lat_pub_num(s, "observed", r->observed);
+			lat_pub_end(s);
+		}
+		lat_pub_bool(s, "ok", !r->failed);
+		lat_pub_end(s);
+	}
+	lat_pub_end(s);
+}
+
+static double real_of(const struct lat_node *obj, const char *key)
+{
+	const struct lat_node *n = lat_snap_find(obj, key);
+
+	if (!n)
+		return 0;
+	return n->kind == LAT_REAL ? n->v.real : n->kind == LAT_NUM ? (double)n->v.num : 0;
+}
+
+static const char *str_of(const struct lat_node *obj, const char *key)
+{
+	const struct lat_node *n = lat_snap_find(obj, key);
+
+	return n && n->kind == LAT_STR ? n->v.str : NULL;
+}
+
+static void clock_text(FILE *f, const struct lat_node *k)
+{
+	const struct lat_node *flags = lat_snap_find(k, "flags"), *n, *cpuid;
+	const char *fallback = str_of(k, "fallback");
+	double hz = real_of(k, "hz"), khz = real_of(k, "kernel_hz");
+	char a[32], b[32], fl[256] = "";
+	size_t l = 0;
+
+	if (!k)
+		return;
+	if (fallback) {
+		fprintf(f, "clock: clock_gettime(CLOCK_MONOTONIC), NOT the counter: %s\n",
+			fallback);
+		return;
+	}
+	for (n = flags ? flags->child : NULL; n && l + 32 < sizeof(fl); n = n->next)
+		l += (size_t)snprintf(fl + l, sizeof(fl) - l, "%s%s", l ? " " : "", n->v.str);
+	fprintf(f, "clock: %s at %.6f MHz", str_of(k, "source"), hz / 1e6);
+	if (khz > 0)
+		fprintf(f, " (kernel: %.3f MHz, %+.0f ppm)", khz / 1e6, (hz - khz) / khz * 1e6);
+	n = lat_snap_find(k, "invariant");
+	cpuid = lat_snap_find(k, "cpuid_invariant");
+	fprintf(f, ", %s (%s%s), %.0f windows of %.0f ms, spread %.1f ppm\n",
+		n && n->v.b ? "invariant" : "NOT invariant", fl,
+		cpuid && cpuid->v.b ? "; CPUID invariant bit" : "",
+		real_of(k, "windows"), real_of(k, "window_ns") / 1e6, real_of(k, "spread_ppm"));
+	lat_fmt_ns(a, sizeof(a), (__u64)real_of(k, "skew_err_ns"));
+	if (lat_snap_find(k, "skew_cpu"))
+		fprintf(f, "cores: largest counter offset %+.0f ns on cpu %.0f (within +-%s)\n",
+			real_of(k, "skew_ns"), real_of(k, "skew_cpu"), a);
+	lat_fmt_ns(b, sizeof(b), lat_ticks_to_ns((__u64)real_of(k, "overhead_ticks"), hz));
+	fprintf(f, "timing: an empty timed region costs %.0f ticks (%s); every timing "
+		"subtracts it\n", real_of(k, "overhead_ticks"), b);
+}
+
 static void fmt_cell(char *b, size_t n, const struct lat_hist *h, double pct, bool ns)
 {
 	__u64 v = pct > 100 ? h->max : lat_hist_percentile(h, pct);
@@ -328,21 +441,26 @@ static void fmt_cell(char *b, size_t n, const struct lat_hist *h, double pct, bo
 
 static const double cols[] = { 50, 90, 99, 99.9, 101 /* max */ };
 
-static void table(FILE *f, struct lat_bres **res, int n)
+/* The clock, then a row in ns and a row in cycles per result, of an object
+ * holding "tsc" and "results" (a bench's snapshot, or a baseline). */
+void lat_bench_table(FILE *f, const struct lat_node *bench)
 {
-	char b[32];
+	const struct lat_node *res = lat_snap_find(bench, "results"), *r;
 	bool starred = false;
+	char b[32];
 
+	clock_text(f, lat_snap_find(bench, "tsc"));
 	fprintf(f, "%-24s %-6s %9s %9s %9s %9s %9s %9s\n", "result", "unit", "samples",
 		"p50", "p90", "p99", "p99.9", "max");
-	for (int i = 0; i < n; i++) {
-		const struct lat_bres *r = res[i];
-
+	for (r = res ? res->child : NULL; r; r = r->next) {
 		for (int row = 0; row < 2; row++) {
-			const struct lat_hist *h = row ? &r->ticks : &r->ns;
+			const struct lat_node *hn = lat_snap_find(r, row ? "cycles" : "hist");
+			const struct lat_hist *h = hn ? hn->v.h.run : NULL;
 
+			if (!h)
+				continue;
 			if (row == 0)
-				fprintf(f, "%-24s %-6s %9llu", r->name, "ns",
+				fprintf(f, "%-24s %-6s %9llu", str_of(r, "name"), "ns",
 					(unsigned long long)h->count);
 			else
 				fprintf(f, "%-24s %-6s %9s", "", "cycles", "");
@@ -362,104 +480,22 @@ static void table(FILE *f, struct lat_bres **res, int n)
 		fputs("* fewer than 10 samples beyond this percentile: read it as the max\n", f);
 }
 
-static void methods(FILE *f, struct lat_bres **res, int n)
+static void methods(FILE *f, const struct lat_node *res)
 {
+	const struct lat_node *r, *ok;
+	const char *note;
+
 	fputs("\nhow each was measured (cycles are TSC ticks):\n", f);
-	for (int i = 0; i < n; i++) {
-		fprintf(f, "  %-24s %s", res[i]->name, res[i]->method);
-		if (res[i]->batch > 1)
-			fprintf(f, "; %u per timed region, per operation shown", res[i]->batch);
+	for (r = res ? res->child : NULL; r; r = r->next) {
+		fprintf(f, "  %-24s %s", str_of(r, "name"), str_of(r, "method"));
+		if (real_of(r, "batch") > 1)
+			fprintf(f, "; %.0f per timed region, per operation shown",
+				real_of(r, "batch"));
 		fputc('\n', f);
-		if (res[i]->note[0])
-			fprintf(f, "  %-24s %s%s\n", "", res[i]->failed ? "WARNING: " : "",
-				res[i]->note);
+		ok = lat_snap_find(r, "ok");
+		if ((note = str_of(r, "note")))
+			fprintf(f, "  %-24s %s%s\n", "", ok && !ok->v.b ? "WARNING: " : "", note);
 	}
-}
-
-static void clock_text(FILE *f, const struct lat_bclock *k)
-{
-	char a[32], b[32];
-
-	if (!k->counter) {
-		fprintf(f, "clock: clock_gettime(CLOCK_MONOTONIC), NOT the counter: %s\n",
-			k->fallback);
-		return;
-	}
-	fprintf(f, "clock: %s at %.6f MHz", k->source, k->hz / 1e6);
-	if (k->kernel_hz > 0)
-		fprintf(f, " (kernel: %.3f MHz, %+.0f ppm)", k->kernel_hz / 1e6,
-			(k->hz - k->kernel_hz) / k->kernel_hz * 1e6);
-	fprintf(f, ", %s (%s%s), %d windows of %llu ms, spread %.1f ppm\n",
-		k->invariant ? "invariant" : "NOT invariant", k->flags,
-		k->cpuid_invariant ? "; CPUID invariant bit" : "", k->windows,
-		(unsigned long long)(k->window_ns / 1000000), k->spread_ppm);
-	lat_fmt_ns(a, sizeof(a), k->skew_err_ns);
-	if (k->skew_cpu >= 0)
-		fprintf(f, "cores: largest counter offset %+lld ns on cpu %d (within +-%s)\n",
-			(long long)k->skew_ns, k->skew_cpu, a);
-	lat_fmt_ns(b, sizeof(b), lat_ticks_to_ns(k->overhead, k->hz));
-	fprintf(f, "timing: an empty timed region costs %llu ticks (%s); every timing "
-		"subtracts it\n", (unsigned long long)k->overhead, b);
-}
-
-static void clock_json(FILE *f, const struct lat_bclock *k)
-{
-	char *tok, *save, flags[256];
-	bool first = true;
-
-	fputs("{\"source\":", f);
-	lat_json_str(f, k->source);
-	fprintf(f, ",\"invariant\":%s,\"cpuid_invariant\":%s,\"flags\":[",
-		k->invariant ? "true" : "false", k->cpuid_invariant ? "true" : "false");
-	snprintf(flags, sizeof(flags), "%s", k->flags);
-	for (tok = strtok_r(flags, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-		fputs(first ? "" : ",", f);
-		lat_json_str(f, tok);
-		first = false;
-	}
-	fprintf(f, "],\"hz\":%.0f,\"kernel_hz\":%.0f,\"spread_ppm\":%.3f,\"windows\":%d,"
-		"\"window_ns\":%llu,", k->hz, k->kernel_hz, k->spread_ppm, k->windows,
-		(unsigned long long)k->window_ns);
-	if (k->skew_cpu >= 0)
-		fprintf(f, "\"skew_ns\":%lld,\"skew_err_ns\":%llu,\"skew_cpu\":%d,",
-			(long long)k->skew_ns, (unsigned long long)k->skew_err_ns, k->skew_cpu);
-	else
-		fputs("\"skew_ns\":null,", f);
-	fprintf(f, "\"overhead_ticks\":%llu,\"fallback\":", (unsigned long long)k->overhead);
-	if (k->fallback[0])
-		lat_json_str(f, k->fallback);
-	else
-		fputs("null", f);
-	fputc('}', f);
-}
-
-static void results_json(FILE *f, struct lat_bres **res, int n)
-{
-	fputc('[', f);
-	for (int i = 0; i < n; i++) {
-		const struct lat_bres *r = res[i];
-
-		fputs(i ? ",{\"name\":" : "{\"name\":", f);
-		lat_json_str(f, r->name);
-		fputs(",\"method\":", f);
-		lat_json_str(f, r->method);
-		fprintf(f, ",\"batch\":%u,\"hist\":", r->batch);
-		lat_json_hist(f, &r->ns);
-		fputs(",\"cycles\":", f);
-		lat_json_hist(f, &r->ticks);
-		if (r->note[0]) {
-			fputs(",\"note\":", f);
-			lat_json_str(f, r->note);
-		}
-		if (r->check) {
-			fputs(",\"check\":{\"counter\":", f);
-			lat_json_str(f, r->check);
-			fprintf(f, ",\"expected\":%lld,\"observed\":%lld}",
-				(long long)r->expected, (long long)r->observed);
-		}
-		fprintf(f, ",\"ok\":%s}", r->failed ? "false" : "true");
-	}
-	fputc(']', f);
 }
 
 /* 0, or -EIO when the benchmark stopped on an error (said in the notes):
@@ -545,46 +581,47 @@ int lat_bench_main(int argc, char **argv)
 	}
 
 	FILE *tf = jf == stdout ? stderr : stdout;
+	struct lat_snap snap = { 0 };
+	const struct lat_node *res;
+
+	lat_snap_reset(&snap);
+	lat_provenance_publish_host(prov, &snap);
+	lat_pub_obj(&snap, "bench", NULL);
+	lat_pub_list(&snap, "argv", NULL);
+	for (i = 0; i < argc; i++)
+		lat_pub_str(&snap, NULL, argv[i]);
+	lat_pub_end(&snap);
+	lat_pub_num(&snap, "cpu", b.c.cpu);
+	lat_pub_ids(&snap, "hiccup_cpus", (const __u32 *)b.c.cpus, b.c.ncpus);
+	lat_pub_num(&snap, "interval_ns", (long long)b.c.interval_ns);
+	lat_pub_real(&snap, "duration_s", (lat_mono_ns() - t0) / 1e9, 3);
+	lat_pub_end(&snap);
+	publish_clock(&snap, &lat_bclock);
+	publish_results(&snap, b.c.res, b.c.nres);
+	lat_pub_list(&snap, "notes", NULL);
+	for (i = 0; i < nnotes; i++)
+		lat_pub_str(&snap, NULL, notes[i]);
+	lat_pub_end(&snap);
+	if (snap.oom)
+		err = -ENOMEM;
 
 	lat_provenance_host_text(prov, tf);
-	clock_text(tf, &lat_bclock);
 	fprintf(tf, "pinning: one-core benchmarks on cpu %d; hiccup meter on cpus", b.c.cpu);
 	for (i = 0; i < b.c.ncpus; i++)
 		fprintf(tf, "%s%d", i ? "," : " ", b.c.cpus[i]);
-	fprintf(tf, "; took %.1f s\n\n", (lat_mono_ns() - t0) / 1e9);
-	table(tf, b.c.res, b.c.nres);
-	methods(tf, b.c.res, b.c.nres);
+	fprintf(tf, "; took %.1f s\n", (lat_mono_ns() - t0) / 1e9);
+	lat_bench_table(tf, &snap.root);
+	res = lat_snap_find(&snap.root, "results");
+	methods(tf, res);
 	if (nnotes)
 		fputc('\n', tf);
 	for (i = 0; i < nnotes; i++)
 		fprintf(tf, "%s\n", notes[i]);
-	if (jf) {
-		fputc('{', jf);
-		lat_provenance_host_json(prov, jf);
-		fputs(",\"bench\":{\"argv\":[", jf);
-		for (i = 0; i < argc; i++) {
-			fputs(i ? "," : "", jf);
-			lat_json_str(jf, argv[i]);
-		}
-		fprintf(jf, "],\"cpu\":%d,\"hiccup_cpus\":[", b.c.cpu);
-		for (i = 0; i < b.c.ncpus; i++)
-			fprintf(jf, "%s%d", i ? "," : "", b.c.cpus[i]);
-		fprintf(jf, "],\"interval_ns\":%llu,\"duration_s\":%.3f},\"tsc\":",
-			(unsigned long long)b.c.interval_ns, (lat_mono_ns() - t0) / 1e9);
-		clock_json(jf, &lat_bclock);
-		fputs(",\"results\":", jf);
-		results_json(jf, b.c.res, b.c.nres);
-		fputs(",\"notes\":[", jf);
-		for (i = 0; i < nnotes; i++) {
-			fputs(i ? "," : "", jf);
-			lat_json_str(jf, notes[i]);
-		}
-		fputs("]}\n", jf);
-		if (fflush(jf)) {
-			fprintf(stderr, "latbpf bench: writing JSON: %s\n", strerror(errno));
-			err = -EIO;
-		}
+	if (jf && lat_json_write(jf, &snap)) {
+		fprintf(stderr, "latbpf bench: writing JSON: %s\n", strerror(errno));
+		err = -EIO;
 	}
+	lat_snap_free(&snap);
 out:
 	if (jf && jf != stdout)
 		fclose(jf);
@@ -626,28 +663,17 @@ struct lat_baseline *lat_baseline_run(const char *cpuinfo_flags)
 	return bl;
 }
 
-void lat_baseline_text(const struct lat_baseline *bl, FILE *f)
+/* Into the final snapshot of a trace: "baseline", beside the provenance. */
+void lat_baseline_publish(const struct lat_baseline *bl, struct lat_snap *s)
 {
 	if (!bl)
 		return;
-	fprintf(f, "\nhost baseline (latbpf bench, %.2f s before attaching; "
-		"`latbpf bench` for the full set):\n", bl->took_ns / 1e9);
-	clock_text(f, &bl->clock);
-	table(f, bl->c.res, bl->c.nres);
-}
-
-void lat_baseline_json(const struct lat_baseline *bl, struct lat_emit *e)
-{
-	FILE *f;
-
-	if (!bl)
-		return;
-	f = lat_json_member(e, "baseline");
-	fprintf(f, "{\"duration_s\":%.3f,\"cpu\":%d,\"tsc\":", bl->took_ns / 1e9, bl->c.cpu);
-	clock_json(f, &bl->clock);
-	fputs(",\"results\":", f);
-	results_json(f, bl->c.res, bl->c.nres);
-	fputc('}', f);
+	lat_pub_flags(lat_pub_obj(s, "baseline", "host baseline"), LAT_F_PROV);
+	lat_pub_real(s, "duration_s", bl->took_ns / 1e9, 3);
+	lat_pub_num(s, "cpu", bl->c.cpu);
+	publish_clock(s, &bl->clock);
+	publish_results(s, bl->c.res, bl->c.nres);
+	lat_pub_end(s);
 }
 
 void lat_baseline_free(struct lat_baseline *bl)

@@ -66,11 +66,29 @@ int main(void)
 	ok(lat_parse_probes(",", &mask) == -EINVAL, "empty family list rejected");
 
 	ok(parse("", &o) == 0 && o.interval_ns == 1000000000ULL && o.probes == 31 &&
-	   o.threshold_ns == 1000000 && !o.command && !o.n_pids, "defaults");
-	ok(parse("--pid 12,13 --tid 14 -i 250ms -d 3s --per-thread --per-cpu --json - --no-tui -v",
-		 &o) == 0 && o.n_pids == 2 && o.n_tids == 1 && o.interval_ns == 250000000 &&
-	   o.duration_ns == 3000000000ULL && o.per_thread && o.per_cpu && o.no_tui &&
-	   o.verbose && !strcmp(o.json_path, "-"), "full option set");
+	   !o.command && !o.n_pids, "defaults");
+	ok(parse("--pid 12,13 --tid 14 -i 250ms -d 3s --per-thread --per-cpu --json - --no-tui -v "
+		 "--hlog x.hlog --prometheus 9100", &o) == 0 && o.n_pids == 2 && o.n_tids == 1 &&
+	   o.interval_ns == 250000000 && o.duration_ns == 3000000000ULL && o.no_tui &&
+	   o.verbose && !strcmp(o.json_path, "-") && !strcmp(o.hlog_path, "x.hlog") &&
+	   !strcmp(o.prom_addr, "9100"), "full option set");
+	/* the families' own options land in their own configuration, which
+	 * only they read: here, that it changed and that bad values fail */
+	{
+		struct lat_opts d;
+		int sched = -1, hiccup = -1;
+
+		parse("", &d);
+		for (int k = 0; lat_modules[k]; k++) {
+			sched = strcmp(lat_modules[k]->name, "sched") ? sched : k;
+			hiccup = strcmp(lat_modules[k]->name, "hiccup") ? hiccup : k;
+		}
+		ok(sched >= 0 && hiccup >= 0 && parse("--per-thread --threshold 5ms", &o) == 0 &&
+		   memcmp(o.cfg[sched], d.cfg[sched], LAT_FAMILY_CFG) != 0 &&
+		   memcmp(o.cfg[hiccup], d.cfg[hiccup], LAT_FAMILY_CFG) != 0,
+		   "--per-thread and --threshold set sched's and hiccup's configuration");
+		ok(parse("--threshold soon", &o) == -EINVAL, "a family's bad value rejected");
+	}
 	ok(parse("-- sleep 1 --pid 3", &o) == 0 && o.command &&
 	   !strcmp(o.command[0], "sleep") && !strcmp(o.command[2], "--pid") && !o.n_pids,
 	   "options after -- belong to the command");
@@ -80,6 +98,6 @@ int main(void)
 	ok(parse("--bogus", &o) == -EINVAL, "unknown option rejected");
 	ok(parse("--pid", &o) == -EINVAL, "missing value rejected");
 	ok(parse("sleep 1", &o) == -EINVAL, "command without -- rejected");
-	ok(parse("bench ctxsw", &o) == 0 && o.bench, "bench subcommand recognised");
+	ok(parse("bench ctxsw", &o) == -EINVAL, "bench is main.c's subcommand, not an argument");
 	return done_testing();
 }

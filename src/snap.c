@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The snapshot: nodes in an arena that each poll reuses, so publishing does
+ * not allocate once the first interval has sized it. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lat.h"
+
+#define CHUNK (64 * 1024)
+
+struct lat_arena_chunk {
+	struct lat_arena_chunk *next;
+	size_t size;
+	_Alignas(16) char mem[];
+};
+
+static void *alloc(struct lat_snap *s, size_t n)
+{
+	struct lat_arena_chunk *c = s->at;
+	void *p;
+
+	n = (n + 15) & ~(size_t)15;
+	if (c && s->used + n > c->size) {
+		/* the next chunk kept from an earlier poll, if it is big enough */
+		for (c = c->next; c && c->size < n; c = c->next)
+			;
+		s->used = 0;
+	}
+	if (!c) {
+		size_t size = n > CHUNK ? n : CHUNK;
+
+		c = malloc(sizeof(*c) + size);
+		if (!c) {
+			s->oom = true;
+			return NULL;
+		}
+		c->size = size;
+		c->next = s->at ? s->at->next : NULL;
+		if (s->at)
+			s->at->next = c;
+		else
+			s->chunks = c;
+		s->used = 0;
+	}
+	s->at = c;
+	p = c->mem + s->used;
+	s->used += n;
+	return p;
+}
+
+static const char *copy(struct lat_snap *s, const char *str)
+{
+	size_t n;
+	char *p;
+
+	if (!str)
+		return NULL;
+	n = strlen(str) + 1;
+	p = alloc(s, n);
+	if (p)
+		memcpy(p, str, n);
+	return p;
+}
+
+void lat_snap_reset(struct lat_snap *s)
+{
+	memset(&s->root, 0, sizeof(s->root));
+	s->root.kind = LAT_OBJ;
+	s->cur = &s->root;
+	s->at = s->chunks;
+	s->used = 0;
+	s->oom = false;
+	s->interval = 0;
+	s->final = false;
+}
+
+void lat_snap_free(struct lat_snap *s)
+{
+	struct lat_arena_chunk *c, *n;
+
+	for (c = s->chunks; c; c = n) {
+		n = c->next;
+		free(c);
+	}
+	s->chunks = s->at = NULL;
+}
+
+static struct lat_node *add(struct lat_snap *s, enum lat_kind kind, const char *key)
+{
+	struct lat_node *n, *p = s->cur ? s->cur : &s->root;
+
+	n = alloc(s, sizeof(*n));
+	if (!n)
+		return NULL;
+	memset(n, 0, sizeof(*n));
+	n->kind = (unsigned char)kind;
+	n->key = p->kind == LAT_LIST ? NULL : copy(s, key);
+	n->parent = p;
+	if (p->last)
+		p->last->next = n;
+	else
+		p->child = n;
+	p->last = n;
+	return n;
+}
+
+static struct lat_node *open_node(struct lat_snap *s, enum lat_kind kind, const char *key,
+				  const char *title)
+{
+	struct lat_node *n = add(s, kind, key);
+
+	if (n) {
+		n->title = copy(s, title);
+		s->cur = n;
+	}
+	return n;
+}
+
+struct lat_node *lat_pub_obj(struct lat_snap *s, const char *key, const char *title)
+{
+	return open_node(s, LAT_OBJ, key, title);
+}
+
+struct lat_node *lat_pub_list(struct lat_snap *s, const char *key, const char *title)
+{
+	return open_node(s, LAT_LIST, key, title);
+}
+
+struct lat_node *lat_pub_item(struct lat_snap *s, bool iv, bool run)
+{
+	struct lat_node *n = open_node(s, LAT_OBJ, NULL, NULL);
+
+	if (n)
+		n->flags |= (iv ? LAT_F_IV : 0) | (run ? LAT_F_RUN : 0);
+	return n;
+}
+
+/* A node that could not be opened leaves cur where it was: closing then
+ * closes its parent, and what follows lands one level up, which a sink
+ * renders as it is; s->oom says the snapshot is incomplete. */
+void lat_pub_end(struct lat_snap *s)
+{
+	if (s->cur && s->cur->parent)
+		s->cur = s->cur->parent;
+}
+
+void lat_pub_label(struct lat_snap *s, const char *label, const char *value,
+		   const char *tag)
+{
+	if (!s->cur || s->cur == &s->root)
+		return;
+	s->cur->label = copy(s, label);
+	s->cur->lvalue = copy(s, value);
+	s->cur->tag = copy(s, tag ? tag : value);
+}
+
+static struct lat_node *hist(struct lat_snap *s, const char *key, const char *title,
+			     enum lat_unit unit, const struct lat_hist *run,
+			     const struct lat_hist *before)
+{
+	struct lat_node *n = add(s, LAT_HIST, key);
+
+	if (n) {
+		n->title = copy(s, title);
+		n->unit = (unsigned char)unit;
+		n->v.h.run = run;
+		n->v.h.before = before;
+	}
+	return n;
+}
+
+struct lat_node *lat_pub_hist(struct lat_snap *s, const char *key, const char *title,
+			      const struct lat_hist *run, const struct lat_hist *before)
+{
+	return hist(s, key, title, LAT_UNIT_NS, run, before);
+}
+
+struct lat_node *lat_pub_bytes(struct lat_snap *s, const char *key, const char *title,
+			       const struct lat_hist *run, const struct lat_hist *before)
+{
+	return hist(s, key, title, LAT_UNIT_BYTES, run, before);
+}
+
+static struct lat_node *pair(struct lat_snap *s, enum lat_kind kind, const char *key,
+			     unsigned long long iv, unsigned long long run)
+{
+	struct lat_node *n = add(s, kind, key);
+
+	if (n) {
+		n->v.c.iv = iv;
+		n->v.c.run = run;
+	}
+	return n;
+}
+
+struct lat_node *lat_pub_count(struct lat_snap *s, const char *key,
+			       unsigned long long iv, unsigned long long run)
+{
+	return pair(s, LAT_COUNT, key, iv, run);
+}
+
+struct lat_node *lat_pub_dur(struct lat_snap *s, const char *key,
+			     unsigned long long iv, unsigned long long run)
+{
+	return pair(s, LAT_DUR, key, iv, run);
+}
+
+struct lat_node *lat_pub_num(struct lat_snap *s, const char *key, long long v)
+{
+	struct lat_node *n = add(s, LAT_NUM, key);
+
+	if (n)
+		n->v.num = v;
+	return n;
+}
+
+struct lat_node *lat_pub_real(struct lat_snap *s, const char *key, double v, int decimals)
+{
+	struct lat_node *n = add(s, LAT_REAL, key);
+
+	if (n) {
+		n->v.real = v;
+		n->decimals = decimals;
+	}
+	return n;
+}
+
+struct lat_node *lat_pub_bool(struct lat_snap *s, const char *key, bool v)
+{
+	struct lat_node *n = add(s, LAT_BOOL, key);
+
+	if (n)
+		n->v.b = v;
+	return n;
+}
+
+struct lat_node *lat_pub_null(struct lat_snap *s, const char *key)
+{
+	return add(s, LAT_NULL, key);
+}
+
+struct lat_node *lat_pub_ids(struct lat_snap *s, const char *key, const __u32 *ids, int n)
+{
+	struct lat_node *node = add(s, LAT_IDS, key);
+	__u32 *v = n > 0 ? alloc(s, (size_t)n * sizeof(*v)) : NULL;
+
+	if (!node)
+		return NULL;
+	if (v)
+		memcpy(v, ids, (size_t)n * sizeof(*v));
+	node->v.ids.v = v;
+	node->v.ids.n = v ? n : 0;
+	return node;
+}
+
+struct lat_node *lat_pub_str(struct lat_snap *s, const char *key, const char *v)
+{
+	struct lat_node *n;
+
+	if (!v)
+		return lat_pub_null(s, key);
+	n = add(s, LAT_STR, key);
+	if (n && !(n->v.str = copy(s, v)))
+		n->kind = LAT_NULL;
+	return n;
+}
+
+struct lat_node *lat_pub_strf(struct lat_snap *s, const char *key, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return lat_pub_str(s, key, buf);
+}
+
+void lat_pub_rank(struct lat_snap *s, const char *key, int keep, int keep_short)
+{
+	if (!s->cur || s->cur->kind != LAT_LIST)
+		return;
+	s->cur->rank = copy(s, key);
+	s->cur->keep = keep;
+	s->cur->keep_short = keep_short;
+}
+
+void lat_pub_flags(struct lat_node *n, unsigned flags)
+{
+	if (n)
+		n->flags |= (unsigned short)flags;
+}
+
+struct lat_node *lat_snap_find(const struct lat_node *obj, const char *key)
+{
+	struct lat_node *n;
+
+	for (n = obj ? obj->child : NULL; n; n = n->next)
+		if (n->key && !strcmp(n->key, key))
+			return n;
+	return NULL;
+}
+
+const struct lat_hist *lat_node_iv(const struct lat_node *n, struct lat_hist *iv)
+{
+	if (!n->v.h.before)
+		return n->v.h.run;
+	lat_hist_delta(iv, n->v.h.run, n->v.h.before);
+	return iv;
+}
+
+static bool visible(const struct lat_node *item, bool run_view)
+{
+	if (!(item->flags & (LAT_F_IV | LAT_F_RUN)))
+		return true;	/* not an activity-dependent item */
+	return item->flags & (run_view ? LAT_F_RUN : LAT_F_IV);
+}
+
+static unsigned long long rank_value(const struct lat_node *item, const char *key,
+				     bool run_view)
+{
+	const struct lat_node *n = lat_snap_find(item, key);
+
+	if (!n || (n->kind != LAT_COUNT && n->kind != LAT_DUR))
+		return 0;
+	return run_view ? n->v.c.run : n->v.c.iv;
+}
+
+struct rank_by {
+	const char *key;
+	bool run_view;
+};
+
+static int cmp_rank(const void *a, const void *b, void *arg)
+{
+	const struct rank_by *r = arg;
+	unsigned long long x = rank_value(*(const struct lat_node *const *)a, r->key, r->run_view);
+	unsigned long long y = rank_value(*(const struct lat_node *const *)b, r->key, r->run_view);
+
+	return (x < y) - (x > y);
+}
+
+int lat_snap_items(const struct lat_node *list, bool run_view, int max,
+		   const struct lat_node ***items)
+{
+	const struct lat_node *n, **a;
+	int count = 0, i = 0, keep;
+
+	for (n = list->child; n; n = n->next)
+		count += visible(n, run_view);
+	a = calloc((size_t)count + 1, sizeof(*a));
+	if (!a)
+		return -1;
+	for (n = list->child; n; n = n->next)
+		if (visible(n, run_view))
+			a[i++] = n;
+	if (list->rank && count > 1) {
+		struct rank_by r = { list->rank, run_view };
+
+		qsort_r(a, (size_t)count, sizeof(*a), cmp_rank, &r);
+	}
+	keep = list->keep;
+	if (max && list->keep_short)
+		keep = list->keep_short;
+	else if (max && (!keep || max < keep))
+		keep = max;
+	if (keep && count > keep) {
+		if (list->flags & LAT_F_TAIL)
+			memmove(a, a + (count - keep), (size_t)keep * sizeof(*a));
+		count = keep;
+	}
+	*items = a;
+	return count;
+}
+
+/* Drives a renderer through one node and what it holds, as the renderer's
+ * view asks: e->final or e->live show the run, others the interval. */
+void lat_snap_walk(const struct lat_node *n, struct lat_emit *e)
+{
+	const struct lat_node **items, *c;
+	bool run_view = e->final || e->live;
+	struct lat_hist *iv;
+	int i, k;
+
+	switch (n->kind) {
+	case LAT_OBJ:
+		e->ops->obj_begin(e, n->key, n->title);
+		for (c = n->child; c; c = c->next)
+			lat_snap_walk(c, e);
+		e->ops->obj_end(e);
+		break;
+	case LAT_LIST:
+		k = lat_snap_items(n, run_view, e->max_items, &items);
+		e->ops->list_begin(e, n->key, n->title);
+		for (i = 0; i < k; i++)
+			lat_snap_walk(items[i], e);
+		e->ops->list_end(e);
+		if (k >= 0)
+			free(items);
+		break;
+	case LAT_HIST:
+		iv = malloc(sizeof(*iv));
+		if (!iv)
+			break;
+		(n->unit == LAT_UNIT_BYTES ? e->ops->bytes : e->ops->hist)(
+			e, n->key, n->title, lat_node_iv(n, iv), n->v.h.run);
+		free(iv);
+		break;
+	case LAT_COUNT:
+	case LAT_DUR:
+		if ((n->flags & LAT_F_NONZERO) && !n->v.c.run)
+			break;
+		(n->kind == LAT_COUNT ? e->ops->count : e->ops->dur)(e, n->key, n->v.c.iv,
+								     n->v.c.run);
+		break;
+	case LAT_NUM:
+		e->ops->num(e, n->key, n->v.num);
+		break;
+	case LAT_REAL:
+		e->ops->real(e, n->key, n->v.real, n->decimals);
+		break;
+	case LAT_BOOL:
+		e->ops->boolean(e, n->key, n->v.b);
+		break;
+	case LAT_NULL:
+		e->ops->null(e, n->key);
+		break;
+	case LAT_IDS:
+		e->ops->ids(e, n->key, n->v.ids.v, n->v.ids.n);
+		break;
+	case LAT_STR:
+		e->ops->str(e, n->key, n->v.str);
+		break;
+	}
+}
