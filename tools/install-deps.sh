@@ -17,11 +17,19 @@ need=(
 	"biolatency:libbpf-tools" "cyclictest:rt-tests" "hackbench:rt-tests"
 	"perf:linux-perf" "fio:fio" "ip:iproute2" "ss:iproute2" "timeout:coreutils"
 	"taskset:util-linux" "tmux:tmux" "pgrep:procps" "losetup:mount"
+	# readers of latbpf's exports that nobody here wrote: the tests decode
+	# --hlog with HdrHistogram's Java library and scrape --prometheus with
+	# a real Prometheus and check it with promtool
+	"javac:default-jdk-headless" "prometheus:prometheus" "promtool:prometheus"
+	"node:nodejs" "npm:npm" "curl:curl"
 )
 # header -> Debian package
 hdrs=(
 	"/usr/include/bpf/libbpf.h:libbpf-dev" "/usr/include/libelf.h:libelf-dev"
 	"/usr/include/zlib.h:zlib1g-dev"
+	# --prometheus: HTTP with connection limits and timeouts, its own thread
+	"/usr/include/microhttpd.h:libmicrohttpd-dev"
+	"/usr/share/java/hdrhistogram.jar:libhdrhistogram-java"
 )
 # arm64 C headers, so tests/integration/build.t compiles the user-space
 # arm64 code (latbpf bench's generic-timer reads) on an x86 host
@@ -36,18 +44,33 @@ done
 for e in "${hdrs[@]}"; do
 	[ -e "${e%%:*}" ] || missing+=("${e#*:}")
 done
+# npm's hdr-histogram-js, one of the tests' .hlog readers, into the tree
+# (tests/hlog/npm, ignored by git), pinned
+HDR_JS=hdr-histogram-js@3.0.1
+hdr_js_dir=$(cd "$(dirname "$0")/.." && pwd)/tests/hlog/npm
+hdr_js_missing() { [ ! -f "$hdr_js_dir/node_modules/hdr-histogram-js/package.json" ]; }
 # Debian's perf wrapper exists but fails without the versioned binary.
 if command -v perf >/dev/null 2>&1 && ! perf version >/dev/null 2>&1; then
 	missing+=(linux-perf)
 fi
 mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u | sed '/^$/d')
 
-if [ "${#missing[@]}" -eq 0 ]; then
+install_hdr_js() {
+	hdr_js_missing || return 0
+	echo "install-deps: installing $HDR_JS (npm) into $hdr_js_dir"
+	npm install --no-save --no-audit --no-fund --no-package-lock --prefix "$hdr_js_dir" "$HDR_JS"
+}
+if [ "${#missing[@]}" -eq 0 ] && ! hdr_js_missing; then
 	exit 0
 fi
 if [ "${1:-}" = "--check" ]; then
-	echo "missing packages: ${missing[*]}"
+	[ "${#missing[@]}" -eq 0 ] || echo "missing packages: ${missing[*]}"
+	hdr_js_missing && echo "missing npm package: $HDR_JS (in $hdr_js_dir)"
 	exit 1
+fi
+if [ "${#missing[@]}" -eq 0 ]; then
+	install_hdr_js
+	exit
 fi
 if ! command -v apt-get >/dev/null 2>&1; then
 	echo "install-deps: no apt-get; install by hand: ${missing[*]} (see the dnf line in this script)" >&2
@@ -61,3 +84,4 @@ echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get install -y -q --no-install-recommends "${missing[@]}" ||
 	{ apt-get update -q && apt-get install -y -q --no-install-recommends "${missing[@]}"; }
+install_hdr_js
