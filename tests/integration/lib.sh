@@ -91,6 +91,16 @@ start_work() {
 	_pids+=("$WORK_PID")
 }
 
+# free_port: a TCP port nobody listens on, on 127.0.0.1
+free_port() {
+	local i p
+	for ((i = 0; i < 100; i++)); do
+		p=$((20000 + RANDOM % 20000))
+		ss -Htln "sport = :$p" | grep -q . || { echo "$p"; return 0; }
+	done
+	return 1
+}
+
 # jq over the final record of a --json file
 final() { jq -r "select(.final == true) | $2" "$1"; }
 
