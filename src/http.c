@@ -8,12 +8,14 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include "http.h"
 
@@ -157,7 +159,7 @@ static int parse(const char *hostport, struct sockaddr_storage *ss, socklen_t *l
 			"localhost or [IPv6 address] (no names), PORT 1-65535\n", hostport);
 		return -EINVAL;
 	}
-	in->sin_port = htons(port);	/* sin6_port is at the same offset */
+	in->sin_port = htons((unsigned short)port);	/* sin6_port: the same offset */
 	return 0;
 }
 

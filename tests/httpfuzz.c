@@ -32,7 +32,8 @@
 
 enum kind { VALID, MALFORMED, OVERSIZED, SLOWLORIS, HALFOPEN, PIPELINED, GARBAGE, METHOD, KINDS };
 static const char *const kind_name[KINDS] = {
-	"valid", "malformed", "oversized", "slowloris", "halfopen", "pipelined", "garbage", "method",
+	"valid", "malformed", "oversized", "slowloris",
+	"halfopen", "pipelined", "garbage", "method",
 };
 
 /* Outcomes other than a status: negative so they never look like one */
@@ -66,7 +67,8 @@ static const struct { const char *s; size_t n; } malformed[] = {
 	S("GET /metrics HTTP/1.1\r\nHost: l\r\n: novalue\r\n\r\n"),
 	S("GET /metrics HTTP/1.1\r\nHost: l\r\nContent-Length: -1\r\n\r\n"),
 	S("GET /metrics HTTP/1.1\r\nHost: l\r\nContent-Length: 99999999999999999999999\r\n\r\n"),
-	S("GET /metrics HTTP/1.1\r\nHost: l\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello"),
+	S("GET /metrics HTTP/1.1\r\nHost: l\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n"
+	  "hello"),
 	S("GET /metrics HTTP/1.1\r\nHost: l\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n"),
 	S("GET /metrics HTTP/1.1\r\nHost: l\r\n Folded: x\r\n\r\n"),
 	S("GET /metrics HTTP/1.1\nHost: l\n\n"),
@@ -350,7 +352,8 @@ static int halfopen(struct worker *w, int fd)
 static int pipelined(struct worker *w, int fd)
 {
 	static const char *const reqs[] = {
-		"GET /metrics HTTP/1.1\r\nHost: l\r\n\r\n", "HEAD /metrics HTTP/1.1\r\nHost: l\r\n\r\n",
+		"GET /metrics HTTP/1.1\r\nHost: l\r\n\r\n",
+		"HEAD /metrics HTTP/1.1\r\nHost: l\r\n\r\n",
 		"GET / HTTP/1.1\r\nHost: l\r\n\r\n", "GET /nope HTTP/1.1\r\nHost: l\r\n\r\n",
 	};
 	struct reader *r = malloc(sizeof(*r));
@@ -507,7 +510,8 @@ int main(int argc, char **argv)
 	target.sin_port = htons((unsigned short)port);
 	if (inet_pton(AF_INET, host, &target.sin_addr) != 1 ||
 	    (ntohl(target.sin_addr.s_addr) >> 24) != 127) {
-		fprintf(stderr, "httpfuzz: '%s': only loopback IPv4 (127.0.0.0/8) is a target\n", host);
+		fprintf(stderr, "httpfuzz: '%s': only loopback IPv4 (127.0.0.0/8) is a target\n",
+			host);
 		return 2;
 	}
 	w = calloc((size_t)threads, sizeof(*w));
@@ -516,7 +520,9 @@ int main(int argc, char **argv)
 	start = now_ns();
 	deadline_ns = start + (long long)(seconds * 1e9);
 	for (i = 0; i < threads; i++) {
-		w[i].rng = 0x9e3779b97f4a7c15ULL * (unsigned long long)(i + 1) ^ (unsigned long long)start;
+		/* a seed per thread and run; xorshift must not start at 0 */
+		w[i].rng = (0x9e3779b97f4a7c15ULL * (unsigned long long)(i + 1) ^
+			    (unsigned long long)start) | 1;
 		if (pthread_create(&w[i].thread, NULL, work, &w[i])) {
 			fprintf(stderr, "httpfuzz: cannot start a thread\n");
 			return 1;
