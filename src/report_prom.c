@@ -323,8 +323,9 @@ char *lat_prom_render(const struct lat_snap *s, size_t *len)
 	FILE *f;
 	size_t i;
 
+	/* "drops" sums what latbpf_drops_total has place by place */
 	for (const struct lat_node *n = s->root.child; n; n = n->next)
-		if (!(n->flags & LAT_F_PROV) && n->key)
+		if (!(n->flags & LAT_F_PROV) && n->key && strcmp(n->key, "drops"))
 			walk(&x, n, n->key);
 	qsort(x.a, x.n, sizeof(*x.a), cmp_sample);
 	f = open_memstream(&buf, len);

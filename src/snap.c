@@ -286,6 +286,32 @@ void lat_pub_rank(struct lat_snap *s, const char *key, int keep, int keep_short)
 	s->cur->keep_short = keep_short;
 }
 
+/* Moves top-level node n to right after top-level node `after` (NULL: first) */
+void lat_snap_move(struct lat_snap *s, struct lat_node *n, struct lat_node *after)
+{
+	struct lat_node **pp, *r = &s->root;
+
+	if (!n || n == after || n->parent != r || (after && after->parent != r))
+		return;
+	for (pp = &r->child; *pp && *pp != n; pp = &(*pp)->next)
+		;
+	if (!*pp)
+		return;
+	*pp = n->next;
+	if (r->last == n) {
+		struct lat_node *l = r->child;
+
+		while (l && l->next)
+			l = l->next;
+		r->last = l;
+	}
+	pp = after ? &after->next : &r->child;
+	n->next = *pp;
+	*pp = n;
+	if (!n->next)
+		r->last = n;
+}
+
 void lat_pub_flags(struct lat_node *n, unsigned flags)
 {
 	if (n)

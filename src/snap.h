@@ -114,6 +114,8 @@ struct lat_node *lat_pub_strf(struct lat_snap *s, const char *key, const char *f
  * keep at most `keep`, at most `keep_short` on a screen */
 void lat_pub_rank(struct lat_snap *s, const char *key, int keep, int keep_short);
 void lat_pub_flags(struct lat_node *n, unsigned flags);	/* NULL ok */
+/* moves a top-level node right after another (NULL: first) */
+void lat_snap_move(struct lat_snap *s, struct lat_node *n, struct lat_node *after);
 
 /* Reading */
 struct lat_node *lat_snap_find(const struct lat_node *obj, const char *key);

@@ -4,10 +4,10 @@
 # libbpf-tools' biolatency, run at the same time, agrees on the device.
 . "$(dirname "$0")/lib.sh"
 need_root
-command -v losetup >/dev/null || { echo "1..0 # SKIP losetup missing"; exit 0; }
+command -v losetup >/dev/null || { cannot_run "losetup missing"; }
 IMG=$(mktemp /var/tmp/latbpf-block.XXXXXX)
 truncate -s 64M "$IMG"
-LOOP=$(losetup -f --show --direct-io=on "$IMG") || { echo "1..0 # SKIP no loop device"; rm -f "$IMG"; exit 0; }
+LOOP=$(losetup -f --show --direct-io=on "$IMG") || { rm -f "$IMG"; cannot_run "no loop device"; }
 DEV=$(basename "$LOOP")
 trap 'losetup -d "$LOOP"; rm -f "$IMG"; cleanup' EXIT
 ok 0 "loop device $DEV on $IMG"
@@ -47,7 +47,7 @@ r=$(final "$T/t2.json" "$dev | .read.count // 0")
 check "100 O_DIRECT writes counted as writes ($w), no reads ($r)" test "$w,$r" = "100,0"
 
 # Phase 3: biolatency on the same device at the same time
-command -v biolatency >/dev/null || { diag "biolatency missing: cross-check skipped"; done_testing; }
+command -v biolatency >/dev/null || { ok 1 "biolatency is installed (tools/install-deps.sh): the cross-check needs it"; done_testing; }
 start_work t3 --linger dio --file "$LOOP" --count 1000
 start_latbpf t3 --pid "$WORK_PID" --probes block --no-tui --json "$T/t3.json"
 timeout -s INT 90 stdbuf -oL biolatency -D >"$T/bio" 2>&1 &

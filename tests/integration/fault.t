@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 bpftool btf dump file /sys/kernel/btf/vmlinux format raw 2>/dev/null | grep -q "'btf_trace_page_fault_user'" ||
-	{ echo "1..0 # SKIP no exceptions:page_fault_user tracepoint (x86 only)"; exit 0; }
+	{ cannot_run "no exceptions:page_fault_user tracepoint (x86 only)"; }
 N=5000
 start_work touch --linger touch --count $N
 start_latbpf touch --pid "$WORK_PID" --probes fault --no-tui --json "$T/touch.json"

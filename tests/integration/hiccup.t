@@ -2,7 +2,7 @@
 # hiccup ground truth: who stole the target's CPU, when, for how long.
 . "$(dirname "$0")/lib.sh"
 need_root
-[ "$(nproc)" -ge 2 ] || { echo "1..0 # SKIP needs 2 CPUs"; exit 0; }
+[ "$(nproc)" -ge 2 ] || { cannot_run "needs 2 CPUs"; }
 
 # Burner cases: the target spins on CPU 1; a SCHED_FIFO burner on CPU 1 wakes
 # every PERIOD and spins BURST. Two shapes, so a pass is no accident.

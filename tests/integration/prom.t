@@ -3,10 +3,11 @@
 # 127.0.0.1) scraping every second during a known workload: the target is
 # up, promtool finds the exposition clean, histogram_quantile(0.99) lands
 # within one exported bucket of latbpf's own p99, and _count equals
-# latbpf's count at that scrape. Then the endpoint under abuse with every
-# family on: 2 scrapers at 10 Hz for 60 s, and 10,000 malformed, oversized,
-# slow and half-open requests (tests/httpfuzz.c), while the poll loop must
-# keep its 1 s beat and the RSS stay flat.
+# latbpf's count at that scrape. Then the endpoint under abuse, on a
+# whole-system run with every family on: 2 scrapers at 10 Hz for 60 s, and
+# 10,000 malformed, oversized, slow and half-open requests
+# (tests/httpfuzz.c), while the poll loop must keep its 1 s beat and the
+# RSS stay flat.
 . "$(dirname "$0")/lib.sh"
 need_root
 for tool in prometheus promtool curl gcc; do
@@ -20,7 +21,7 @@ timeout 60 gcc -O2 -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -D_GNU
 ok $? "the fuzzer builds"
 
 start_work w --linger sleep --sleep 1ms --count 40000 --threads 2
-start_latbpf p --pid "$WORK_PID" --interval 1s --duration 110s --no-tui \
+start_latbpf p --pid "$WORK_PID" --interval 1s --duration 60s --no-tui \
 	--json "$T/p.json" --prometheus "127.0.0.1:$LP"
 ok $? "latbpf serves on 127.0.0.1:$LP"
 kill -USR1 "$WORK_PID"
@@ -36,7 +37,8 @@ scrape_configs:
 EOF
 timeout -s KILL 100 prometheus --config.file="$T/prom.yml" --storage.tsdb.path="$T/tsdb" \
 	--web.listen-address="127.0.0.1:$PP" --storage.tsdb.retention.time=1h >"$T/prom.log" 2>&1 &
-_pids+=($!)
+PROM_PID=$!
+_pids+=("$PROM_PID")
 API=http://127.0.0.1:$PP/api/v1
 # query EXPR [TIME]: the first value of an instant query, or "" when none
 query() {
@@ -69,11 +71,23 @@ pc=$(query 'latbpf_sched_runq_seconds_count' "$at")
 pq=$(query 'histogram_quantile(0.99, latbpf_sched_runq_seconds_bucket)' "$at")
 diag "at $at: interval $k, _count $pc, histogram_quantile(0.99) $pq s"
 
-# Then the abuse, with the run still going: two scrapers at 10 Hz for 60 s
+stop "$LAT_PID"
+ok $? "latbpf exits 0 on SIGINT"
+kill -TERM "$WORK_PID" 2>/dev/null
+kill -TERM "$PROM_PID" 2>/dev/null
+wait "$PROM_PID" 2>/dev/null
+
+# Then the abuse, on a whole-system run with every family on: two scrapers
+# at 10 Hz for 60 s, then the fuzzer
+LP2=$(free_port)
+start_latbpf a --interval 1s --duration 118s --no-tui --json "$T/a.json" \
+	--prometheus "127.0.0.1:$LP2"
+ok $? "a whole-system run serves on 127.0.0.1:$LP2"
+sleep 1.5
 scrape() {
 	local i
 	for ((i = 0; i < 600; i++)); do
-		curl -s --max-time 2 -o /dev/null -w '%{http_code} %{time_total}\n' "http://127.0.0.1:$LP/metrics"
+		curl -s --max-time 2 -o /dev/null -w '%{http_code} %{time_total}\n' "http://127.0.0.1:$LP2/metrics"
 		sleep 0.1
 	done
 }
@@ -93,27 +107,26 @@ p50=$(cat "$T/s1" "$T/s2" | awk '{ print $2 * 1000 }' | sort -n | awk '{ v[NR] =
 diag "scrape time, 2 scrapers at 10 Hz for 60 s, every family on: p50 $p50 ms, p99 $p99 ms (curl time_total)"
 check "scrape p99 under 10 ms ($p99 ms)" num_le "$p99" 10
 
-# then the fuzzer; the endpoint's limits may turn a scraper away while it
-# runs (all from one address), but latbpf must stay whole
+# the endpoint's limits may turn a scraper away while the fuzzer runs (all
+# from one address), but latbpf must stay whole
 rss0=$(rss)
-timeout 70 "$T/httpfuzz" --port "$LP" --requests 10000 --seconds 20 >"$T/fuzz.out" 2>&1
+timeout 70 "$T/httpfuzz" --port "$LP2" --requests 10000 --seconds 40 >"$T/fuzz.out" 2>&1
 ok $? "the fuzzer ran to its end ($(tail -1 "$T/fuzz.out"))"
 sleep 1
 rss1=$(rss)
 check "latbpf survived the fuzzer" kill -0 "$LATBPF_PROC"
 sent=$(grep -oE 'requests=[0-9]+' "$T/fuzz.out" | head -1 | cut -d= -f2)
 check "10,000 requests sent (${sent:-?})" num_le 10000 "${sent:-0}"
-check "and still answers a scrape: 200" bash -c "[ \"\$(curl -s --max-time 2 -o /dev/null -w '%{http_code}' http://127.0.0.1:$LP/metrics)\" = 200 ]"
+check "and still answers a scrape: 200" bash -c "[ \"\$(curl -s --max-time 2 -o /dev/null -w '%{http_code}' http://127.0.0.1:$LP2/metrics)\" = 200 ]"
 diag "RSS: $rssa KiB before the scrapers, $rss0 after them, $rss1 after the fuzzer"
 check "RSS flat through the fuzzer: ${rss0} -> ${rss1} KiB (+512 KiB at most)" num_le "$rss1" "$((rss0 + 512))"
-
 stop "$LAT_PID"
-ok $? "latbpf exits 0 on SIGINT"
-J=$T/p.json
+ok $? "latbpf exits 0 on SIGINT after the abuse"
 # the poll loop never stalled: a record every second
-gap=$(jq -s '[.[] | select(.interval) | .run.duration_s] | [range(1; length) as $i | .[$i] - .[$i - 1]] | max' "$J")
+gap=$(jq -s '[.[] | select(.interval) | .run.duration_s] | [range(1; length) as $i | .[$i] - .[$i - 1]] | max' "$T/a.json")
 check "interval records kept a 1 s beat through it all (largest gap ${gap} s)" num_le "$gap" 1.5
 
+J=$T/p.json
 # latbpf's own count and p99 as of interval k: its interval records summed
 lc=$(jq -s --argjson k "${k:-0}" '[.[] | select(.interval and .interval <= $k) | .sched.runq.count] | add' "$J")
 check "_count at that scrape ($pc) = latbpf's count through interval $k ($lc)" test "${pc:-x}" = "$lc"
@@ -129,5 +142,4 @@ bp=$(bucket "$(awk -v s="${pq:-nan}" 'BEGIN { printf "%.0f", s * 1e9 }')")
 diag "latbpf p99 through interval $k: $lp99 ns (bucket $bl); Prometheus: bucket $bp"
 check "histogram_quantile(0.99) within one exported bucket of latbpf's p99 ($bp vs $bl)" \
 	between "$((bp - bl))" -1 1
-kill -TERM "$WORK_PID" 2>/dev/null
 done_testing

@@ -4,7 +4,7 @@
 # 2000 times, first sharing the CPU with two equal-priority hogs, then alone.
 . "$(dirname "$0")/lib.sh"
 need_root
-command -v runqlat >/dev/null || { echo "1..0 # SKIP runqlat missing (tools/install-deps.sh)"; exit 0; }
+command -v runqlat >/dev/null || { cannot_run "runqlat missing (tools/install-deps.sh)"; }
 N=2000
 
 phase() { # phase NAME NHOGS

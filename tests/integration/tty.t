@@ -4,7 +4,7 @@
 # whole-run summary and exit 0.
 . "$(dirname "$0")/lib.sh"
 need_root
-command -v tmux >/dev/null || { echo "1..0 # SKIP tmux missing (tools/install-deps.sh)"; exit 0; }
+command -v tmux >/dev/null || { cannot_run "tmux missing (tools/install-deps.sh)"; }
 S=latbpf-tty-$$
 EVIL=$'\e]0;pwned\a\e[2J'
 tmux kill-session -t $S 2>/dev/null
