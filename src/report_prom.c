@@ -422,6 +422,7 @@ struct lat_sink *lat_prom_sink_new(const char *addr, const cpu_set_t *avoid)
 		errno = -err;
 		return NULL;
 	}
-	fprintf(stderr, "latbpf: serving Prometheus metrics at http://%s/metrics\n", addr);
+	fprintf(stderr, "latbpf: serving Prometheus metrics on port %u (--prometheus %s): "
+		"GET /metrics\n", port, addr);
 	return &p->k;
 }
