@@ -14,19 +14,28 @@
  *   line:       Tag=<tag>,<start s>,<length s>,<max / 1e6>,<base64>
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <zlib.h>
 #include "hlog.h"
 
 #define COOKIE 0x1c849313U		/* V2 | word size 0x10 */
 #define COMPRESSED_COOKIE 0x1c849314U
 #define HEADER 40
+/*
+ * Where overflowed values are put, at most: hdr-histogram-js computes in
+ * doubles and silently drops counts above 2^53 - 1, and Java's reader
+ * rejects a highest trackable value of 2^63 or more (a signed long). An
+ * overflow that large is a broken clock (a negative delta), not a latency.
+ */
+#define OVERFLOW_CAP ((1ULL << 53) - 1)
 
 struct lat_hlog {
-	FILE *f;
+	int fd;
 	char *buf;		/* this interval's lines, not yet written */
 	size_t len, cap;
 };
@@ -42,16 +51,11 @@ static __u64 slot_of(__u64 v)
 	return ((bucket + 1) << LAT_HIST_SUB_BITS) + (v >> bucket) - LAT_HIST_SUB_HALF;
 }
 
-static void put32(unsigned char *p, __u32 v)
+/* big-endian, as Java's ByteBuffer */
+static void put_be(unsigned char *p, __u64 v, int bytes)
 {
-	for (int i = 0; i < 4; i++)
-		p[i] = (unsigned char)(v >> (24 - 8 * i));
-}
-
-static void put64(unsigned char *p, __u64 v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (unsigned char)(v >> (56 - 8 * i));
+	for (int i = 0; i < bytes; i++)
+		p[i] = (unsigned char)(v >> (8 * (bytes - 1 - i)));
 }
 
 /* ZigZag, then LEB128 of at most 9 bytes: the 9th carries 8 bits */
@@ -73,26 +77,17 @@ static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0
 static char *base64(const unsigned char *in, size_t n)
 {
 	char *out = malloc(4 * ((n + 2) / 3) + 1), *o = out;
-	size_t i;
 
 	if (!out)
 		return NULL;
-	for (i = 0; i + 2 < n; i += 3, o += 4) {
-		__u32 v = (__u32)in[i] << 16 | (__u32)in[i + 1] << 8 | in[i + 2];
-
-		o[0] = b64[v >> 18];
-		o[1] = b64[(v >> 12) & 63];
-		o[2] = b64[(v >> 6) & 63];
-		o[3] = b64[v & 63];
-	}
-	if (i < n) {
-		__u32 v = (__u32)in[i] << 16 | (i + 1 < n ? (__u32)in[i + 1] << 8 : 0);
+	for (size_t i = 0; i < n; i += 3, o += 4) {
+		__u32 v = (__u32)in[i] << 16 | (i + 1 < n ? (__u32)in[i + 1] << 8 : 0) |
+			  (i + 2 < n ? in[i + 2] : 0);
 
 		o[0] = b64[v >> 18];
 		o[1] = b64[(v >> 12) & 63];
 		o[2] = i + 1 < n ? b64[(v >> 6) & 63] : '=';
-		o[3] = '=';
-		o += 4;
+		o[3] = i + 2 < n ? b64[v & 63] : '=';
 	}
 	*o = '\0';
 	return out;
@@ -100,8 +95,8 @@ static char *base64(const unsigned char *in, size_t n)
 
 /*
  * Values above LAT_HIST_MAX_VALUE are only counted (overflow): they go into
- * the slot of the max, with the highest trackable value raised to hold it,
- * so the encoded count is the histogram's count.
+ * the slot of the max (capped at OVERFLOW_CAP), with the highest trackable
+ * value raised to hold it, so the encoded count is the histogram's count.
  */
 static __u64 count_at(const struct lat_hist *h, __u64 i, __u64 last)
 {
@@ -110,21 +105,31 @@ static __u64 count_at(const struct lat_hist *h, __u64 i, __u64 last)
 
 int lat_hlog_encode(const struct lat_hist *h, char **out)
 {
-	__u64 highest = LAT_HIST_MAX_VALUE, last = slot_of(h->max), i, c, z;
+	__u64 highest = LAT_HIST_MAX_VALUE, last, i, c, z;
 	size_t cap, n = HEADER;
 	uLongf zlen;
 	unsigned char *enc, *comp;
 	double one = 1.0;
 	__u64 bits;
 
-	if (h->overflow && h->max > highest)
-		highest = h->max;
-	else if (last >= LAT_HIST_SLOTS)
-		last = LAT_HIST_SLOTS - 1;
+	if (h->overflow) {
+		highest = h->max > OVERFLOW_CAP ? OVERFLOW_CAP : h->max;
+		if (highest <= LAT_HIST_MAX_VALUE)
+			highest = LAT_HIST_MAX_VALUE + 1;
+		last = slot_of(highest);
+	} else {
+		last = slot_of(h->max < LAT_HIST_MAX_VALUE ? h->max : LAT_HIST_MAX_VALUE);
+	}
+	/* a max behind its own slots (a racy per-CPU copy) drops no count */
+	for (i = last + 1; i < LAT_HIST_SLOTS; i++)
+		if (h->slots[i])
+			last = i;
 	cap = HEADER + 9 * (last + 1);
 	enc = malloc(cap);
-	if (!enc)
-		return -ENOMEM;
+	comp = malloc(8 + compressBound(cap));
+	*out = NULL;
+	if (!enc || !comp)
+		goto out;
 	for (i = 0; i <= last;) {
 		c = count_at(h, i++, last);
 		if (c) {
@@ -135,32 +140,39 @@ int lat_hlog_encode(const struct lat_hist *h, char **out)
 			z++;
 		n += put_zigzag(enc + n, z > 1 ? -(__s64)z : 0);
 	}
-	put32(enc, COOKIE);
-	put32(enc + 4, (__u32)(n - HEADER));
-	put32(enc + 8, 0);
-	put32(enc + 12, 1);
-	put64(enc + 16, 1);
-	put64(enc + 24, highest);
+	put_be(enc, COOKIE, 4);
+	put_be(enc + 4, n - HEADER, 4);
+	put_be(enc + 8, 0, 4);
+	put_be(enc + 12, 1, 4);
+	put_be(enc + 16, 1, 8);
+	put_be(enc + 24, highest, 8);
 	memcpy(&bits, &one, sizeof(bits));
-	put64(enc + 32, bits);
-
-	zlen = compressBound(n);
-	comp = malloc(8 + zlen);
-	if (!comp) {
-		free(enc);
-		return -ENOMEM;
+	put_be(enc + 32, bits, 8);
+	zlen = compressBound(cap);
+	if (compress2(comp + 8, &zlen, enc, n, Z_DEFAULT_COMPRESSION) == Z_OK) {
+		put_be(comp, COMPRESSED_COOKIE, 4);
+		put_be(comp + 4, zlen, 4);
+		*out = base64(comp, 8 + zlen);
 	}
-	if (compress2(comp + 8, &zlen, enc, n, Z_DEFAULT_COMPRESSION) != Z_OK) {
-		free(enc);
-		free(comp);
-		return -EIO;
-	}
-	put32(comp, COMPRESSED_COOKIE);
-	put32(comp + 4, (__u32)zlen);
-	*out = base64(comp, 8 + zlen);
+out:
 	free(enc);
 	free(comp);
 	return *out ? 0 : -ENOMEM;
+}
+
+/* Room for need more bytes of this interval's lines */
+static int reserve(struct lat_hlog *l, size_t need)
+{
+	char *p;
+
+	if (l->len + need <= l->cap)
+		return 0;
+	p = realloc(l->buf, 2 * l->cap + need);
+	if (!p)
+		return -ENOMEM;
+	l->buf = p;
+	l->cap = 2 * l->cap + need;
+	return 0;
 }
 
 struct lat_hlog *lat_hlog_open(const char *path, double start_epoch_s, const char *comment)
@@ -169,71 +181,93 @@ struct lat_hlog *lat_hlog_open(const char *path, double start_epoch_s, const cha
 	time_t t = (time_t)start_epoch_s;
 	char date[64];
 	struct tm tm;
+	size_t i;
+	int err, n;
 
 	if (!l)
 		return NULL;
-	l->f = fopen(path, "w");
-	if (!l->f) {
-		free(l);
-		return NULL;
+	comment = comment ? comment : "";
+	l->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	err = l->fd < 0 ? -errno : reserve(l, strlen(comment) + 512);
+	if (!err) {
+		/* Java's Date.toString(), in UTC */
+		gmtime_r(&t, &tm);
+		strftime(date, sizeof(date), "%a %b %d %H:%M:%S UTC %Y", &tm);
+		n = snprintf(l->buf, l->cap, "#%s\n#[Histogram log format version 1.3]\n"
+			"#[StartTime: %.3f (seconds since epoch), %s]\n"
+			"#[BaseTime: %.3f (seconds since epoch)]\n"
+			"\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\","
+			"\"Interval_Compressed_Histogram\"\n",
+			comment, start_epoch_s, date, start_epoch_s);
+		l->len = n > 0 && (size_t)n < l->cap ? (size_t)n : 0;
+		/* a line break would end the comment and start a bad line */
+		for (i = 1; i <= strlen(comment) && l->len; i++)
+			if (l->buf[i] == '\r' || l->buf[i] == '\n')
+				l->buf[i] = ' ';
+		err = l->len ? lat_hlog_flush(l) : -EINVAL;
 	}
-	gmtime_r(&t, &tm);
-	strftime(date, sizeof(date), "%a %b %d %H:%M:%S UTC %Y", &tm);
-	fprintf(l->f, "#%s\n#[Histogram log format version 1.3]\n"
-		"#[StartTime: %.3f (seconds since epoch), %s]\n"
-		"#[BaseTime: %.3f (seconds since epoch)]\n"
-		"\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\","
-		"\"Interval_Compressed_Histogram\"\n",
-		comment, start_epoch_s, date, start_epoch_s);
-	if (fflush(l->f)) {
-		int err = errno;
-
-		fclose(l->f);
-		free(l);
-		errno = err;
-		return NULL;
-	}
-	return l;
+	if (!err)
+		return l;
+	if (l->fd >= 0)
+		close(l->fd);
+	free(l->buf);
+	free(l);
+	errno = -err;
+	return NULL;
 }
 
+/*
+ * The max column is the exact max in ms (ns / 1e6, the unit ratio Java's
+ * HistogramLogWriter uses by default); Java writes the top of the max's
+ * slot there, and its readers skip the column.
+ */
 int lat_hlog_write(struct lat_hlog *l, const char *tag, double start_s, double length_s,
 		   const struct lat_hist *h)
 {
-	char *hist, *p, safe[256];
-	size_t need;
+	char *hist, safe[256];
+	unsigned char *p;
 	int err, n;
 
-	/* the readers split a line on commas and white space */
+	/* Java's reader splits a line at spaces, commas, CR and LF, and ends
+	 * it at U+0085, U+2028 and U+2029 too: printable ASCII only */
 	snprintf(safe, sizeof(safe), "%s", tag);
-	for (p = safe; *p; p++)
-		if (*p == ',' || *p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+	for (p = (unsigned char *)safe; *p; p++)
+		if (*p <= ' ' || *p == ',' || *p >= 0x7f)
 			*p = '_';
 	err = lat_hlog_encode(h, &hist);
-	if (err)
-		return err;
-	need = strlen(safe) + strlen(hist) + 96;
-	if (l->len + need > l->cap) {
-		p = realloc(l->buf, l->cap * 2 + need);
-		if (!p) {
-			free(hist);
-			return -ENOMEM;
-		}
-		l->buf = p;
-		l->cap = l->cap * 2 + need;
+	if (!err)
+		err = reserve(l, strlen(safe) + strlen(hist) + 96);
+	if (!err) {
+		n = snprintf(l->buf + l->len, l->cap - l->len, "Tag=%s,%.3f,%.3f,%.3f,%s\n",
+			     safe, start_s, length_s, h->max / 1e6, hist);
+		/* only absurd times overrun: the line is not kept */
+		if (n > 0 && (size_t)n < l->cap - l->len)
+			l->len += (size_t)n;
+		else
+			err = -ERANGE;
 	}
-	n = snprintf(l->buf + l->len, need, "Tag=%s,%.3f,%.3f,%.3f,%s\n", safe, start_s,
-		     length_s, h->max / 1e6, hist);
 	free(hist);
-	l->len += (size_t)n;
-	return 0;
+	return err;
 }
 
+/* One write(2) for an interval's lines: a SIGKILL lands between intervals
+ * (or, after its first page, within that very call). A failed interval is
+ * dropped, not retried into a second copy of its first lines. */
 int lat_hlog_flush(struct lat_hlog *l)
 {
-	if (l->len && fwrite(l->buf, 1, l->len, l->f) != l->len)
-		return -(errno ? errno : EIO);
+	size_t off = 0;
+	ssize_t n;
+	int err = 0;
+
+	while (off < l->len && !err) {
+		n = write(l->fd, l->buf + off, l->len - off);
+		if (n > 0)
+			off += (size_t)n;
+		else if (n == 0 || errno != EINTR)
+			err = n ? -errno : -EIO;
+	}
 	l->len = 0;
-	return fflush(l->f) ? -errno : 0;
+	return err;
 }
 
 int lat_hlog_close(struct lat_hlog *l)
@@ -243,7 +277,7 @@ int lat_hlog_close(struct lat_hlog *l)
 	if (!l)
 		return 0;
 	err = lat_hlog_flush(l);
-	if (fclose(l->f) && !err)
+	if (close(l->fd) && !err)
 		err = -errno;
 	free(l->buf);
 	free(l);

@@ -4,6 +4,9 @@
 // <p50> <p99> <max>" of the tag's intervals added together, then
 // "lines <n>": how many histograms it decoded. Run as a single-file
 // program: java -cp /usr/share/java/hdrhistogram.jar HlogCheck.java FILE
+// A log cut mid-line (a SIGKILLed writer) is read up to its last whole line:
+// the reader (2.1.11) throws at the cut, which ends the log here, said on
+// stderr; "lines" then tells how far it got.
 import java.util.Map;
 import java.util.TreeMap;
 import org.HdrHistogram.EncodableHistogram;
@@ -18,7 +21,7 @@ public class HlogCheck {
 		int lines = 0;
 		EncodableHistogram e;
 
-		while ((e = reader.nextIntervalHistogram()) != null) {
+		while ((e = next(reader)) != null) {
 			Histogram h = (Histogram) e;
 			String tag = h.getTag() == null ? "(none)" : h.getTag();
 
@@ -38,5 +41,14 @@ public class HlogCheck {
 					  h.getValueAtPercentile(99), h.getMaxValue());
 		}
 		System.out.printf("lines %d%n", lines);
+	}
+
+	static EncodableHistogram next(HistogramLogReader reader) {
+		try {
+			return reader.nextIntervalHistogram();
+		} catch (RuntimeException x) {
+			System.err.println("HlogCheck: log ends in a line that does not decode: " + x);
+			return null;
+		}
 	}
 }

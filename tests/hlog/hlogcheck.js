@@ -3,6 +3,8 @@
 // tools/install-deps.sh into tests/hlog/npm) and prints, per tag,
 // "<tag> <intervals> <count> <p50> <p99> <max>" of the tag's intervals
 // added together, then "lines <n>". node tests/hlog/hlogcheck.js FILE
+// A line that does not decode ends the log there, as in Java's reader, and
+// is said on stderr: a log cut mid-line reads up to its last whole line.
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -11,7 +13,15 @@ const hdr = require(path.join(process.env.HLOG_NPM || path.join(__dirname, "npm"
 const reader = new hdr.HistogramLogReader(fs.readFileSync(process.argv[2], "utf8"));
 const sums = new Map();
 let lines = 0;
-for (let h; (h = reader.nextIntervalHistogram()) !== null; ) {
+const next = () => {
+	try {
+		return reader.nextIntervalHistogram();
+	} catch (e) {
+		console.error(`hlogcheck.js: log ends in a line that does not decode: ${e.message}`);
+		return null;
+	}
+};
+for (let h; (h = next()) !== null; ) {
 	const tag = h.tag || "(none)";
 	lines++;
 	if (!sums.has(tag)) {
