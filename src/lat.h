@@ -192,7 +192,7 @@ struct lat_sink {
 struct lat_provenance;
 struct lat_tty;
 /* report_json.c: --json; one record per snapshot */
-struct lat_sink *lat_json_sink_new(FILE *f);
+struct lat_sink *lat_json_sink_new(FILE *f, const char *path);
 int lat_json_write(FILE *f, const struct lat_snap *s);
 void lat_json_hist(FILE *f, const struct lat_hist *h);
 /* report_text.c: interval blocks (log) and the whole-run summary */

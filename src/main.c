@@ -386,7 +386,7 @@ static int trace_main(int argc, char **argv, int sub)
 				strerror(errno));
 			return EXIT_USAGE;
 		}
-		err = add_sink(&a, lat_json_sink_new(a.json_f));
+		err = add_sink(&a, lat_json_sink_new(a.json_f, a.o.json_path));
 		if (err) {
 			code = EXIT_RUNTIME;
 			goto out;

@@ -71,7 +71,9 @@ static int write_node(struct hlog_sink *h, const struct lat_snap *s,
 	if (n->kind != LAT_HIST || n->unit != LAT_UNIT_NS)
 		return 0;
 	iv = lat_node_iv(n, &h->iv);
-	if ((in_item && !iv->count) || !tag_of(n, tag, sizeof(tag)))
+	/* an item that recorded nothing, or anything in the last stretch after
+	 * the last interval when it recorded nothing: no line */
+	if (((in_item || s->final) && !iv->count) || !tag_of(n, tag, sizeof(tag)))
 		return 0;
 	return lat_hlog_write(h->log, tag, s->iv_start_s, s->iv_len_s, iv);
 }

@@ -179,15 +179,21 @@ int lat_json_write(FILE *f, const struct lat_snap *s)
 struct json_sink {
 	struct lat_sink k;
 	FILE *f;
+	const char *path;
+	int err;		/* the first write error: said once, then no more writes */
 };
 
 static int json_sink_write(struct lat_sink *k, const struct lat_snap *s)
 {
-	int err = lat_json_write(((struct json_sink *)k)->f, s);
+	struct json_sink *j = (struct json_sink *)k;
 
-	if (err)
-		fprintf(stderr, "latbpf: --json: writing: %s\n", strerror(-err));
-	return err;
+	if (j->err)
+		return j->err;
+	j->err = lat_json_write(j->f, s);
+	if (j->err)
+		fprintf(stderr, "latbpf: --json: writing '%s': %s; no more records\n", j->path,
+			strerror(-j->err));
+	return j->err;
 }
 
 static void json_sink_free(struct lat_sink *k)
@@ -207,7 +213,7 @@ static const struct lat_sink_ops json_sink_ops = {
 };
 
 /* takes f, and closes it unless it is stdout */
-struct lat_sink *lat_json_sink_new(FILE *f)
+struct lat_sink *lat_json_sink_new(FILE *f, const char *path)
 {
 	struct json_sink *j = calloc(1, sizeof(*j));
 
@@ -215,5 +221,6 @@ struct lat_sink *lat_json_sink_new(FILE *f)
 		return NULL;
 	j->k.ops = &json_sink_ops;
 	j->f = f;
+	j->path = path;
 	return &j->k;
 }

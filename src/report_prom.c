@@ -6,9 +6,10 @@
  * with list items and label objects turned into labels (device, op, cpu,
  * tid, remote); time histograms in seconds, counters ending in _total.
  *
- * Histogram buckets are latbpf's own slot edges, two per power of two: the
+ * Histogram buckets are two of latbpf's 16 slot edges per power of two: the
  * le of a bucket is the highest value of a slot, so every cumulative count
- * is exact, not interpolated.
+ * is exact, not interpolated. A breakdown (per thread, CPU, remote) keeps
+ * its list's name, apart from the total beside it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -30,10 +31,15 @@ struct sample {
 	size_t order;
 };
 
+#define MAX_DROPS 64
+
 struct expo {
 	struct sample *a;
 	size_t n, cap;
 	bool oom;
+	/* latbpf_drops_total{what}: one series per place, summed over CPUs */
+	struct { char what[96]; unsigned long long n; } drops[MAX_DROPS];
+	int ndrops;
 };
 
 static void add(struct expo *x, const char *name, const char *type, const char *help,
@@ -77,8 +83,10 @@ static void esc(FILE *f, const char *s, bool quote)
 			fputs("\\n", f);
 		else if (*s == '"' && quote)
 			fputs("\\\"", f);
-		else if ((unsigned char)*s >= 0x20 && *s != 0x7f)
+		else if ((unsigned char)*s >= 0x20 && (unsigned char)*s < 0x7f)
 			fputc(*s, f);
+		else if ((unsigned char)*s >= 0x80)
+			fputc('_', f);	/* the exposition must stay valid UTF-8 */
 	}
 }
 
@@ -100,15 +108,17 @@ static void name_part(char *buf, size_t len, const char *seg)
 
 /* Name and labels of node n: path keys joined, label objects and items as
  * labels. False when an item on the way has no label (events, intruders). */
-static bool naming(const struct lat_node *n, const char *key, char *name, size_t nlen,
-		   char **labels, size_t *llen, FILE **lf)
+static bool naming(struct expo *x, const struct lat_node *n, const char *key, char *name,
+		   size_t nlen, char **labels, size_t *llen, FILE **lf)
 {
 	const struct lat_node *path[16];
 	int depth = 0;
 
 	*lf = open_memstream(labels, llen);
-	if (!*lf)
+	if (!*lf) {
+		x->oom = true;
 		return false;
+	}
 	snprintf(name, nlen, "latbpf");
 	for (; n && n->parent && depth < 16; n = n->parent)
 		path[depth++] = n;
@@ -116,8 +126,13 @@ static bool naming(const struct lat_node *n, const char *key, char *name, size_t
 		const struct lat_node *p = path[depth];
 		bool item = p->parent->kind == LAT_LIST;
 
-		if (p->kind == LAT_LIST)
+		/* a breakdown (per thread, per CPU) is named apart from the total
+		 * beside it, or a sum over all series would count twice */
+		if (p->kind == LAT_LIST) {
+			if (p->flags & LAT_F_BREAKDOWN)
+				name_part(name, nlen, p->key);
 			continue;
+		}
 		if (item && !p->label)
 			return false;
 		if (p->label) {
@@ -164,7 +179,7 @@ static void histogram(struct expo *x, const struct lat_node *n)
 	FILE *lf, *f;
 	int k, half;
 
-	if (!naming(n, n->key, name, sizeof(name) - 16, &labels, &llen, &lf)) {
+	if (!naming(x, n, n->key, name, sizeof(name) - 16, &labels, &llen, &lf)) {
 		if (lf)
 			fclose(lf);
 		free(labels);
@@ -210,27 +225,28 @@ static void scalar(struct expo *x, const struct lat_node *n, const char *family_
 	bool dur = n->kind == LAT_DUR, gauge = n->flags & LAT_F_GAUGE;
 	FILE *lf, *f;
 
+	if (n->flags & LAT_F_DROP) {
+		int i;
+
+		snprintf(what, sizeof(what), "%s.%s", family_key, n->key);
+		for (i = 0; i < x->ndrops && strcmp(x->drops[i].what, what); i++)
+			;
+		if (i == x->ndrops && x->ndrops < MAX_DROPS)
+			memcpy(x->drops[x->ndrops++].what, what, sizeof(x->drops[0].what));
+		if (i < x->ndrops)
+			x->drops[i].n += n->v.c.run;
+		return;
+	}
 	snprintf(key, sizeof(key), "%s", n->key);
 	if (dur && kl > 3 && !strcmp(key + kl - 3, "_ns"))
 		key[kl - 3] = '\0';
-	if (!naming(n, key, name, sizeof(name) - 16, &labels, &llen, &lf)) {
+	if (!naming(x, n, key, name, sizeof(name) - 16, &labels, &llen, &lf)) {
 		if (lf)
 			fclose(lf);
 		free(labels);
 		return;
 	}
-	if (n->flags & LAT_F_DROP) {
-		/* one family for every place data can be lost */
-		snprintf(what, sizeof(what), "%s.%s", family_key, n->key);
-		fprintf(lf, "%swhat=\"", llen ? "," : "");
-		esc(lf, what, true);
-		fputc('"', lf);
-		fclose(lf);
-		llen = strlen(labels);
-		snprintf(name, sizeof(name), "latbpf_drops");
-	} else {
-		fclose(lf);
-	}
+	fclose(lf);
 	if (dur)
 		name_part(name, sizeof(name), "seconds");
 	if (!gauge)
@@ -249,8 +265,7 @@ static void scalar(struct expo *x, const struct lat_node *n, const char *family_
 	fclose(f);
 	free(labels);
 	snprintf(what, sizeof(what), "%s: %s", family_key, n->key);
-	add(x, name, gauge ? "gauge" : "counter",
-	    n->flags & LAT_F_DROP ? "events or samples latbpf lost, by where" : what, text);
+	add(x, name, gauge ? "gauge" : "counter", what, text);
 }
 
 static void walk(struct expo *x, const struct lat_node *n, const char *family_key)
@@ -316,9 +331,11 @@ static void about(FILE *f, const struct lat_snap *s)
 
 char *lat_prom_render(const struct lat_snap *s, size_t *len)
 {
-	struct expo x = { 0 };
+	/* static: the drop table is a few KiB; one render at a time (the poll loop) */
+	static struct expo x;
+
+	memset(&x, 0, sizeof(x));
 	const char *last = NULL;
-	bool drops = false;
 	char *buf = NULL;
 	FILE *f;
 	size_t i;
@@ -332,7 +349,6 @@ char *lat_prom_render(const struct lat_snap *s, size_t *len)
 	if (f) {
 		about(f, s);
 		for (i = 0; i < x.n; i++) {
-			drops |= !strcmp(x.a[i].name, "latbpf_drops_total");
 			if (!last || strcmp(last, x.a[i].name)) {
 				fprintf(f, "# HELP %s ", x.a[i].name);
 				esc(f, x.a[i].help, false);
@@ -341,9 +357,13 @@ char *lat_prom_render(const struct lat_snap *s, size_t *len)
 			last = x.a[i].name;
 			fputs(x.a[i].text, f);
 		}
-		if (!drops)
-			fputs("# HELP latbpf_drops_total events or samples latbpf lost, by where\n"
-			      "# TYPE latbpf_drops_total counter\n", f);
+		fputs("# HELP latbpf_drops_total events or samples latbpf lost, by where\n"
+		      "# TYPE latbpf_drops_total counter\n", f);
+		for (int d = 0; d < x.ndrops; d++) {
+			fputs("latbpf_drops_total{what=\"", f);
+			esc(f, x.drops[d].what, true);
+			fprintf(f, "\"} %llu\n", x.drops[d].n);
+		}
 		if (fclose(f) || x.oom) {
 			free(buf);
 			buf = NULL;

@@ -200,7 +200,7 @@ static void publish_threads(struct sched *s, struct lat_snap *snap)
 	size_t i;
 	int k;
 
-	lat_pub_list(snap, "threads", "per thread");
+	lat_pub_flags(lat_pub_list(snap, "threads", "per thread"), LAT_F_BREAKDOWN);
 	for (i = 0; i < s->n_now; i++) {
 		t = &s->th_now[i];
 		b = bsearch(t, s->th_before, s->n_before, sizeof(*t), cmp_tid);
@@ -227,7 +227,8 @@ static void publish_cpus(struct sched *s, struct lat_snap *snap)
 {
 	char cpu[16], tag[24];
 
-	lat_pub_list(snap, "cpus", "per CPU (where the thread got on CPU)");
+	lat_pub_flags(lat_pub_list(snap, "cpus", "per CPU (where the thread got on CPU)"),
+		      LAT_F_BREAKDOWN);
 	for (int c = 0; c < s->run->ncpus; c++) {
 		const struct lat_hist *now = &s->cpu_now[c].h[LAT_SCHED_RUNQ];
 		const struct lat_hist *before = &s->cpu_before[c].h[LAT_SCHED_RUNQ];
@@ -260,7 +261,9 @@ static void sched_publish(void *priv, struct lat_snap *snap)
 	lat_pub_end(snap);
 	if (s->cfg.per_thread) {
 		publish_threads(s, snap);
-		lat_pub_flags(lat_pub_count(snap, "threads_dropped", 0, s->now.threads_dropped),
+		lat_pub_flags(lat_pub_count(snap, "threads_dropped",
+					    s->now.threads_dropped - s->before.threads_dropped,
+					    s->now.threads_dropped),
 			      LAT_F_NONZERO | LAT_F_DROP);
 	}
 	if (s->cfg.per_cpu)

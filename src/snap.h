@@ -36,6 +36,7 @@ enum lat_unit { LAT_UNIT_NS, LAT_UNIT_BYTES, LAT_UNIT_TICKS };
 #define LAT_F_DROP	0x10	/* count: events or samples that were lost */
 #define LAT_F_GAUGE	0x20	/* count: a rate, not a running total */
 #define LAT_F_PROV	0x40	/* provenance, not a measurement */
+#define LAT_F_BREAKDOWN	0x80	/* list: its items break down totals published beside it */
 
 struct lat_node {
 	struct lat_node *next, *child, *last, *parent;

@@ -163,7 +163,7 @@ static void publish_remotes(struct tcp *t, struct lat_snap *s)
 	char addr[INET6_ADDRSTRLEN], name[INET6_ADDRSTRLEN + 16], tag[INET6_ADDRSTRLEN + 24];
 	size_t i;
 
-	lat_pub_list(s, "remotes", "per remote address:port");
+	lat_pub_flags(lat_pub_list(s, "remotes", "per remote address:port"), LAT_F_BREAKDOWN);
 	for (i = 0; i < t->remotes.n; i++) {
 		const struct remote *r = lat_table_at(&t->remotes, i);
 
