@@ -52,6 +52,19 @@ check "fault_major: one timing per page touched ($cnt = $exp)" [ "$cnt" = "$exp"
 check "fault_major: at least 1000 pages" num_le 1000 "$exp"
 check "fault_major: ru_majflt = pages touched +-5% ($obs vs $exp)" \
 	between "$obs" "$(awk -v e="$exp" 'BEGIN { print e * 0.95 }')" "$(awk -v e="$exp" 'BEGIN { print e * 1.05 }')"
+# ... and from outside latbpf: the kernel's major-fault event, counted by
+# perf for the whole bench process, must cover every page the benchmark
+# says it touched, and little more (the binary's own pages are cached)
+timeout -s KILL 60 perf stat -x, -e major-faults -o "$T/perf.txt" -- \
+	"$LATBPF" bench fault_major --duration 1s --json "$T/fm.json" >/dev/null 2>&1
+ok $? "perf stat -e major-faults around latbpf bench fault_major exits 0"
+pmaj=$(awk -F, '$3 == "major-faults" { print $1 }' "$T/perf.txt")
+fexp=$(res "$T/fm.json" fault_major .check.expected)
+fcnt=$(res "$T/fm.json" fault_major .hist.count)
+diag "fault_major: perf counted $pmaj major faults; the benchmark touched $fexp pages, timed $fcnt"
+check "fault_major: perf's major faults ($pmaj) = pages touched ($fexp) +0..5%" \
+	between "${pmaj:-x}" "${fexp:-0}" "$(awk -v e="${fexp:-0}" 'BEGIN { print int(e * 1.05) + 2 }')"
+check "fault_major: one timing per page ($fcnt = $fexp)" test "${fcnt:-x}" = "${fexp:-y}"
 minf=$(res "$T/all.json" fault_minor '"\(.check.observed) \(.check.expected)"')
 check "fault_minor: ru_minflt covers every first touch ($minf)" \
 	awk -v a="${minf% *}" -v b="${minf#* }" 'BEGIN { exit !(a >= b && b > 1000) }'
