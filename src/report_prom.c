@@ -31,15 +31,10 @@ struct sample {
 	size_t order;
 };
 
-#define MAX_DROPS 64
-
 struct expo {
 	struct sample *a;
 	size_t n, cap;
 	bool oom;
-	/* latbpf_drops_total{what}: one series per place, summed over CPUs */
-	struct { char what[96]; unsigned long long n; } drops[MAX_DROPS];
-	int ndrops;
 };
 
 static void add(struct expo *x, const char *name, const char *type, const char *help,
@@ -225,18 +220,6 @@ static void scalar(struct expo *x, const struct lat_node *n, const char *family_
 	bool dur = n->kind == LAT_DUR, gauge = n->flags & LAT_F_GAUGE;
 	FILE *lf, *f;
 
-	if (n->flags & LAT_F_DROP) {
-		int i;
-
-		snprintf(what, sizeof(what), "%s.%s", family_key, n->key);
-		for (i = 0; i < x->ndrops && strcmp(x->drops[i].what, what); i++)
-			;
-		if (i == x->ndrops && x->ndrops < MAX_DROPS)
-			memcpy(x->drops[x->ndrops++].what, what, sizeof(x->drops[0].what));
-		if (i < x->ndrops)
-			x->drops[i].n += n->v.c.run;
-		return;
-	}
 	snprintf(key, sizeof(key), "%s", n->key);
 	if (dur && kl > 3 && !strcmp(key + kl - 3, "_ns"))
 		key[kl - 3] = '\0';
@@ -284,7 +267,9 @@ static void walk(struct expo *x, const struct lat_node *n, const char *family_ke
 		break;
 	case LAT_COUNT:
 	case LAT_DUR:
-		scalar(x, n, family_key);
+		/* a loss counter is in latbpf_drops_total, from the run's "drops" */
+		if (!(n->flags & LAT_F_DROP))
+			scalar(x, n, family_key);
 		break;
 	default:
 		break;	/* ids, names, numbers: labels or provenance */
@@ -331,16 +316,13 @@ static void about(FILE *f, const struct lat_snap *s)
 
 char *lat_prom_render(const struct lat_snap *s, size_t *len)
 {
-	/* static: the drop table is a few KiB; one render at a time (the poll loop) */
-	static struct expo x;
-
-	memset(&x, 0, sizeof(x));
+	const struct lat_node *drops = lat_snap_find(&s->root, "drops"), *d;
+	struct expo x = { 0 };
 	const char *last = NULL;
 	char *buf = NULL;
 	FILE *f;
 	size_t i;
 
-	/* "drops" sums what latbpf_drops_total has place by place */
 	for (const struct lat_node *n = s->root.child; n; n = n->next)
 		if (!(n->flags & LAT_F_PROV) && n->key && strcmp(n->key, "drops"))
 			walk(&x, n, n->key);
@@ -359,10 +341,11 @@ char *lat_prom_render(const struct lat_snap *s, size_t *len)
 		}
 		fputs("# HELP latbpf_drops_total events or samples latbpf lost, by where\n"
 		      "# TYPE latbpf_drops_total counter\n", f);
-		for (int d = 0; d < x.ndrops; d++) {
+		/* every place the run's "drops" sums, 0 included */
+		for (d = drops ? drops->child : NULL; d; d = d->next) {
 			fputs("latbpf_drops_total{what=\"", f);
-			esc(f, x.drops[d].what, true);
-			fprintf(f, "\"} %llu\n", x.drops[d].n);
+			esc(f, d->key, true);
+			fprintf(f, "\"} %llu\n", d->v.c.run);
 		}
 		if (fclose(f) || x.oom) {
 			free(buf);

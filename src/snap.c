@@ -400,6 +400,61 @@ int lat_snap_items(const struct lat_node *list, bool run_view, int max,
 	return count;
 }
 
+#define MAX_DROPS 64
+
+struct drop {
+	char what[64];
+	unsigned long long iv, run;
+};
+
+static void find_drops(const struct lat_node *n, const char *family, struct drop *d, int *nd)
+{
+	char what[64];
+	int i;
+
+	for (; n; n = n->next) {
+		if (n->kind == LAT_OBJ || n->kind == LAT_LIST)
+			find_drops(n->child, family, d, nd);
+		if (n->kind != LAT_COUNT || !(n->flags & LAT_F_DROP))
+			continue;
+		/* one entry per place, summed over CPUs or devices */
+		snprintf(what, sizeof(what), "%s.%s", family, n->key);
+		for (i = 0; i < *nd && strcmp(d[i].what, what); i++)
+			;
+		if (i == *nd) {
+			if (*nd == MAX_DROPS)
+				continue;
+			memcpy(d[(*nd)++].what, what, sizeof(what));
+		}
+		d[i].iv += n->v.c.iv;
+		d[i].run += n->v.c.run;
+	}
+}
+
+/* "drops": every place where the families can lose data, by family.what,
+ * right after the provenance; a place that lost nothing is left out, and
+ * nothing lost at all is said in the title */
+void lat_snap_publish_drops(struct lat_snap *s)
+{
+	static struct drop d[MAX_DROPS];
+	struct lat_node *n, *obj;
+	bool any = false;
+	int nd = 0, i;
+
+	memset(d, 0, sizeof(d));
+	for (n = s->root.child; n; n = n->next)
+		if (!(n->flags & LAT_F_PROV) && n->kind == LAT_OBJ && n->key)
+			find_drops(n->child, n->key, d, &nd);
+	for (i = 0; i < nd; i++)
+		any |= d[i].run > 0;
+	obj = lat_pub_obj(s, "drops", any ? "drops: events or samples latbpf lost" :
+				       "drops: none (no event or sample was lost)");
+	for (i = 0; i < nd; i++)
+		lat_pub_flags(lat_pub_count(s, d[i].what, d[i].iv, d[i].run), LAT_F_NONZERO);
+	lat_pub_end(s);
+	lat_snap_move(s, obj, lat_snap_find(&s->root, "probes"));
+}
+
 /* Drives a renderer through one node and what it holds, as the renderer's
  * view asks: e->final or e->live show the run, others the interval. */
 void lat_snap_walk(const struct lat_node *n, struct lat_emit *e)

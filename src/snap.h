@@ -75,7 +75,6 @@ struct lat_snap {
 	 * final one, a bench); final: the run's last */
 	long interval;
 	bool final;
-	double start_epoch_s;		/* the run's start, wall clock */
 	double iv_start_s, iv_len_s;	/* this interval, from the start */
 	unsigned long long elapsed_ns;	/* since the run started */
 };
@@ -117,6 +116,11 @@ void lat_pub_rank(struct lat_snap *s, const char *key, int keep, int keep_short)
 void lat_pub_flags(struct lat_node *n, unsigned flags);	/* NULL ok */
 /* moves a top-level node right after another (NULL: first) */
 void lat_snap_move(struct lat_snap *s, struct lat_node *n, struct lat_node *after);
+
+/* After the families: "drops", every node marked LAT_F_DROP summed by
+ * family.what, right after "probes" (DESIGN.md); 0s are kept, for the sinks
+ * that report every place, and hidden by the ones that omit them */
+void lat_snap_publish_drops(struct lat_snap *s);
 
 /* Reading */
 struct lat_node *lat_snap_find(const struct lat_node *obj, const char *key);

@@ -89,6 +89,7 @@ static void publish(struct lat_snap *s, long interval)
 	}
 	lat_pub_end(s);
 	lat_pub_end(s);
+	lat_snap_publish_drops(s);	/* after the families, as the run does */
 }
 
 static long id_at(const struct lat_node **items, int i, const char *key)
