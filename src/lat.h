@@ -6,6 +6,7 @@
 
 #include <sched.h>
 #include <stdbool.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <sys/types.h>
 #include <time.h>
@@ -13,6 +14,7 @@
 #include "latbpf/target.h"
 #include "latbpf/hiccup.h"
 #include "snap.h"
+#include <bpf/libbpf.h>
 
 /* the families are the registry's (src/registry.c, from the Makefile) */
 #define LAT_MAX_FAMILIES 16
@@ -125,6 +127,11 @@ void lat_usage(FILE *f);
 /* btf.c: what the kernel's BTF says about its tracepoints */
 struct btf;
 bool lat_btf_has_tracepoint(const struct btf *btf, const char *tp);
+/* libbpf's own words for the last failed load: call reset before a load,
+ * why after it fails ("" when libbpf said nothing) */
+void lat_libbpf_reset(void);
+void lat_libbpf_note(enum libbpf_print_level level, const char *fmt, va_list ap);
+const char *lat_libbpf_why(char *buf, size_t len);
 int lat_btf_tracepoint_nargs(const struct btf *btf, const char *tp);
 
 /* hiccup.c: the run's intruders, from the hash and the per-CPU caches */
@@ -136,6 +143,7 @@ struct lat_hc_intruder_list {
 	struct lat_hc_intruder_entry *a;
 	size_t n, cap;
 };
+long lat_hc_irq_thread(const char *comm, const char **name);
 int lat_hc_merge_caches(struct lat_hc_intruder_list *l, const struct lat_hc_cache *c,
 			int ncpus);
 

@@ -61,6 +61,7 @@ static double lat_epoch_s(void)
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
+	lat_libbpf_note(level, fmt, ap);
 	return verbose ? vfprintf(stderr, fmt, ap) : 0;
 }
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Reading BPF maps from user space: the one drain loop; and what the kernel
- * says it did not run. */
+/* Reading BPF maps from user space: the one drain loop; what the kernel
+ * says it did not run; and what libbpf said when a load failed. */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
@@ -97,4 +99,81 @@ __u64 lat_prog_misses(const struct bpf_object *obj)
 			n += info.recursion_misses;
 	}
 	return n;
+}
+
+/* What libbpf last said went wrong, for the messages of a failed load: its
+ * first warning since lat_libbpf_reset() and the verifier's last word. */
+static char libbpf_first[160], libbpf_verifier[160], libbpf_last_log[160];
+static bool libbpf_in_log;
+
+void lat_libbpf_reset(void)
+{
+	libbpf_first[0] = libbpf_verifier[0] = libbpf_last_log[0] = '\0';
+	libbpf_in_log = false;
+}
+
+const char *lat_libbpf_why(char *buf, size_t len)
+{
+	if (!libbpf_first[0])
+		return "";
+	if (libbpf_verifier[0])
+		snprintf(buf, len, "%s (verifier: %s)", libbpf_first, libbpf_verifier);
+	else
+		snprintf(buf, len, "%s", libbpf_first);
+	return buf;
+}
+
+/* one line of libbpf's output, untrusted as any kernel string */
+static void libbpf_keep(char *dst, size_t len, const char *line)
+{
+	if (!strncmp(line, "libbpf: ", 8))
+		line += 8;
+	snprintf(dst, len, "%.*s", (int)strcspn(line, "\n"), line);
+	for (char *c = dst; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = ' ';
+}
+
+/* the last non-empty line of text[0..len) into dst */
+static void libbpf_last_line(char *dst, size_t dlen, char *text, char *end)
+{
+	char *start;
+
+	while (end > text && (end[-1] == '\n' || end[-1] == ' '))
+		end--;
+	*end = '\0';
+	start = strrchr(text, '\n');
+	if (*text)
+		libbpf_keep(dst, dlen, start ? start + 1 : text);
+}
+
+void lat_libbpf_note(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	static const char begin[] = "-- BEGIN PROG LOAD LOG --", end[] = "-- END PROG LOAD LOG --";
+	char *line = NULL, *b, *e;
+	va_list copy;
+
+	va_copy(copy, ap);
+	if (level == LIBBPF_WARN && vasprintf(&line, fmt, copy) < 0)
+		line = NULL;
+	va_end(copy);
+	if (line) {
+		/* the verifier's log comes between these markers, in one call
+		 * or in several; its last line says why it refused */
+		b = strstr(line, begin);
+		e = strstr(b ? b : line, end);
+		if (b || libbpf_in_log) {
+			char *body = b ? b + sizeof(begin) - 1 : line;
+
+			libbpf_last_line(libbpf_last_log, sizeof(libbpf_last_log), body,
+					 e ? e : body + strlen(body));
+			libbpf_in_log = !e;
+			if (e && !libbpf_verifier[0])
+				snprintf(libbpf_verifier, sizeof(libbpf_verifier), "%s",
+					 libbpf_last_log);
+		} else if (!libbpf_first[0]) {
+			libbpf_keep(libbpf_first, sizeof(libbpf_first), line);
+		}
+		free(line);
+	}
 }

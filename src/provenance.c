@@ -226,8 +226,10 @@ void lat_provenance_text(const struct lat_provenance *p, FILE *f, __u64 elapsed_
 	lat_fmt_ns(s, sizeof(s), elapsed_ns);
 	fprintf(f, "  started %s  elapsed %s\nprobes:", p->start, s);
 	for (i = 0; i < p->nprobes; i++) {
-		lat_term_str(s, sizeof(s), p->probe_status[i]);
-		fprintf(f, " %s=%s", p->probe_name[i], s);
+		char st[400];
+
+		lat_term_str(st, sizeof(st), p->probe_status[i]);
+		fprintf(f, " %s=%s", p->probe_name[i], st);
 	}
 	fputc('\n', f);
 }

@@ -45,6 +45,7 @@ struct sched {
 	struct lat_sched_thread *th_now, *th_before;
 	size_t n_now, n_before;
 	struct lat_sched_thread scratch;
+	char mode[320];
 };
 
 static void sched_configure(struct sched_bpf *skel, void *priv, bool btf)
@@ -93,7 +94,13 @@ static int sched_attach(void *priv)
 
 static const char *sched_mode(void *priv)
 {
-	return ((struct sched *)priv)->btf ? "attached (tp_btf)" : "attached (raw_tp)";
+	struct sched *s = priv;
+
+	if (s->btf)
+		return "attached (tp_btf)";
+	snprintf(s->mode, sizeof(s->mode), "attached (raw_tp; tp_btf: %s)",
+		 s->run->schedcore->why);
+	return s->mode;
 }
 
 static void cpu_merge(struct lat_sched_cpu *dst, const struct lat_sched_cpu *src)

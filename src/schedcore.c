@@ -99,11 +99,22 @@ int lat_schedcore_attach(struct lat_schedcore *c)
 	/* Feature probe by loading: task storage for tracing programs needs
 	 * 5.11, the slots' cmpxchg 5.12; older kernels get the raw_tp twins. LATBPF_FORCE_RAW_TP lets
 	 * the tests run the twins here too. */
+	char why[200];
+
+	lat_libbpf_reset();
 	c->err = getenv("LATBPF_FORCE_RAW_TP") ? -ENOTSUP : load(c, true);
-	if (c->err && c->err != -EPERM)
+	if (c->err && c->err != -EPERM) {
+		if (getenv("LATBPF_FORCE_RAW_TP"))
+			snprintf(c->why, sizeof(c->why), "LATBPF_FORCE_RAW_TP is set");
+		else
+			snprintf(c->why, sizeof(c->why), "%s: %s", strerror(-c->err),
+				 lat_libbpf_why(why, sizeof(why)));
+		lat_libbpf_reset();
 		c->err = load(c, false);
+	}
 	if (c->err) {
-		fprintf(stderr, "sched: load failed: %s\n", strerror(-c->err));
+		fprintf(stderr, "sched: load failed: %s: %s\n", strerror(-c->err),
+			lat_libbpf_why(why, sizeof(why)));
 		return c->err;
 	}
 	c->err = sched_bpf__attach(c->skel);

@@ -25,6 +25,7 @@ struct lat_schedcore {
 	bool tried;	/* load and attach happen once */
 	int err;	/* their result */
 	bool btf;	/* tp_btf programs loaded (else raw_tp twins) */
+	char why[256];	/* why the tp_btf programs did not load, in the kernel's words */
 };
 
 int lat_schedcore_join(struct lat_schedcore *c, lat_schedcore_cfg cfg, void *priv);

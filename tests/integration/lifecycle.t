@@ -26,8 +26,8 @@ left "hiccup alone"
 LATBPF_FORCE_RAW_TP=1 timeout 30 "$LATBPF" --duration 1s --no-tui --json "$T/r.json" >/dev/null 2>"$T/r.err"
 ok $? "raw_tp fallback: exit 0"
 check "raw_tp fallback: sched on the twins, hiccup refused with a reason" \
-	bash -c "jq -e 'select(.final) | .probes.sched == \"attached (raw_tp)\" and (.probes.hiccup | startswith(\"unavailable\")) and .sched.runq.count > 0' '$T/r.json' >/dev/null"
-check "raw_tp fallback: says why" grep -q 'hiccup: needs tp_btf programs and task storage' "$T/r.err"
+	bash -c "jq -e 'select(.final) | .probes.sched == \"attached (raw_tp; tp_btf: LATBPF_FORCE_RAW_TP is set)\" and (.probes.hiccup | startswith(\"unavailable\")) and .sched.runq.count > 0' '$T/r.json' >/dev/null"
+check "raw_tp fallback: says why" grep -q 'hiccup: needs the tp_btf programs .*, which did not load: LATBPF_FORCE_RAW_TP is set' "$T/r.err"
 left "raw_tp fallback"
 
 for sig in INT TERM; do
