@@ -44,17 +44,18 @@ struct {
 
 const volatile bool per_remote = false;
 
-/* --per-remote; the loader shrinks it to one entry when off */
+/* --per-remote; the loader shrinks it to one entry when off. Shared by all
+ * CPUs (atomic adds), so its memory does not grow with their number. */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, LAT_TCP_MAX_REMOTES);
 	__type(key, struct lat_tcp_remote_key);
 	__type(value, struct lat_tcp_remote);
 } tcp_remotes SEC(".maps");
 
-/* Never written: the zeroed value new remotes are created from. */
+/* Written once by the loader (min = ~0): what new remotes start from. */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct lat_tcp_remote);
@@ -153,7 +154,7 @@ int BPF_PROG(tcp_state, struct sock *sk, int oldstate, int newstate)
 	d = bpf_ktime_get_ns() - m->connect_ts;
 	lat_hist_record(&c->connect, d);
 	if ((r = remote_get(sk)))
-		lat_hist_record(&r->connect, d);
+		lat_hist_record_shared(&r->connect, d);
 	m->connect_ts = 0;
 	return 0;
 }
@@ -174,7 +175,7 @@ int BPF_PROG(tcp_rtt, struct sock *sk)
 	if ((c = cpu_get()))
 		lat_hist_record(&c->rtt, (__u64)srtt * 1000);
 	if ((r = remote_get(sk)))
-		lat_hist_record(&r->rtt, (__u64)srtt * 1000);
+		lat_hist_record_shared(&r->rtt, (__u64)srtt * 1000);
 	return 0;
 }
 
@@ -193,7 +194,7 @@ static __always_inline void retransmit(struct sock *sk, int err)
 	} else {
 		c->retransmits++;
 		if ((r = remote_get(sk)))
-			r->retransmits++;
+			__sync_fetch_and_add(&r->retransmits, 1);
 	}
 }
 

@@ -18,7 +18,7 @@ struct dev_stats {
 struct block {
 	struct block_bpf *skel;
 	const struct lat_run *run;
-	struct lat_blk_stats *percpu;	/* one lookup: a value per CPU */
+	struct lat_blk_stats value;	/* one lookup */
 	struct lat_table devs;		/* of struct dev_stats, by key */
 	__u64 missed, missed_before;	/* lat_prog_misses() */
 };
@@ -43,10 +43,9 @@ static int block_open(const struct lat_run *run, const void *cfg, void **priv)
 	b->run = run;
 	b->devs.item_size = sizeof(struct dev_stats);
 	b->devs.key_size = sizeof(struct lat_blk_key);
-	b->percpu = calloc(run->ncpus, sizeof(*b->percpu));
 	b->skel = block_bpf__open();
-	if (!b->percpu || !b->skel) {
-		err = b->skel ? -ENOMEM : -errno;
+	if (!b->skel) {
+		err = -errno;
 		goto fail;
 	}
 	b->skel->rodata->lat_targ = run->target;
@@ -58,7 +57,6 @@ static int block_open(const struct lat_run *run, const void *cfg, void **priv)
 	return 0;
 fail:
 	block_bpf__destroy(b->skel);
-	free(b->percpu);
 	free(b);
 	return err;
 }
@@ -66,11 +64,31 @@ fail:
 static int block_attach(void *priv)
 {
 	struct block *b = priv;
-	int err = block_bpf__load(b->skel);
+	char why[200];
+	int err;
 
+	lat_libbpf_reset();
+	err = block_bpf__load(b->skel);
 	if (err) {
-		fprintf(stderr, "block: load failed: %s\n", strerror(-err));
+		fprintf(stderr, "block: load failed: %s: %s\n", strerror(-err),
+			lat_libbpf_why(why, sizeof(why)));
 		return err;
+	}
+	/* the template new keys start from: every min above any value */
+	{
+		struct lat_blk_stats *zero = calloc(1, sizeof(*zero));
+		__u32 key = 0;
+
+		if (!zero)
+			return -ENOMEM;
+		zero->latency.min = zero->queue.min = zero->size.min = ~0ULL;
+		err = bpf_map_update_elem(bpf_map__fd(b->skel->maps.blk_zero), &key, zero, 0);
+		free(zero);
+		if (err) {
+			err = -errno;
+			fprintf(stderr, "block: template: %s\n", strerror(-err));
+			return err;
+		}
 	}
 	err = block_bpf__attach(b->skel);
 	if (err)
@@ -106,7 +124,6 @@ static void dev_name(__u32 dev, char *buf, size_t len)
 static int merge_dev(const void *key, void *value, void *ctx)
 {
 	struct block *b = ctx;
-	const struct lat_blk_stats *percpu = value;
 	bool fresh;
 	struct dev_stats *d = lat_table_get(&b->devs, key, &fresh);
 
@@ -114,12 +131,7 @@ static int merge_dev(const void *key, void *value, void *ctx)
 		return -ENOMEM;
 	if (fresh)
 		dev_name(d->k.dev, d->name, sizeof(d->name));
-	memset(&d->now, 0, sizeof(d->now));
-	for (int c = 0; c < b->run->ncpus; c++) {
-		lat_hist_merge(&d->now.latency, &percpu[c].latency);
-		lat_hist_merge(&d->now.queue, &percpu[c].queue);
-		lat_hist_merge(&d->now.size, &percpu[c].size);
-	}
+	memcpy(&d->now, value, sizeof(d->now));
 	return 0;
 }
 
@@ -135,7 +147,7 @@ static int block_poll(void *priv)
 	b->missed_before = b->missed;
 	b->missed = lat_prog_misses(b->skel->obj);
 	return lat_map_each(bpf_map__fd(b->skel->maps.blk_stats), sizeof(struct lat_blk_key),
-			    b->percpu, merge_dev, b);
+			    &b->value, merge_dev, b);
 }
 
 static void publish_op(struct lat_snap *s, const struct dev_stats *d)
@@ -189,7 +201,6 @@ static void block_destroy(void *priv)
 	if (!b)
 		return;
 	block_bpf__destroy(b->skel);
-	free(b->percpu);
 	free(b->devs.items);
 	free(b);
 }

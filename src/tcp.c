@@ -25,11 +25,13 @@ struct tcp {
 	struct tcp_bpf *skel;
 	struct tcp_cfg cfg;
 	struct lat_table remotes;	/* of struct remote, by key */
-	struct lat_tcp_remote *rpercpu;
+	struct lat_tcp_remote rvalue;	/* one lookup */
 	const struct lat_run *run;
 	struct lat_tcp_cpu *percpu;
 	struct lat_tcp_cpu now, before;
 	__u64 missed, missed_before;	/* lat_prog_misses() */
+	char mode[200];			/* what this kernel lacks */
+	char mode_str[240];
 };
 
 
@@ -44,6 +46,38 @@ static const struct lat_family_opt tcp_options[] = {
 	  set_per_remote },
 	{ NULL },
 };
+
+/*
+ * Each tracepoint is loaded only where the kernel has it, and the mode says
+ * what is missing and what that costs: 6.1 has no tcp:tcp_sendmsg_locked
+ * (added in 6.2), so there a socket the target only ever sends on is not
+ * its own until it receives or connects.
+ */
+static void optional(struct tcp *t, const struct btf *btf)
+{
+	static const struct {
+		const char *tp, *cost;
+	} tps[] = {
+		{ "tcp_sendmsg_locked", "sockets the target only sends on are not followed" },
+		{ "tcp_rcv_space_adjust", "sockets the target only receives on are not followed" },
+		{ "inet_sock_set_state", "no connect latency; connecting sockets are not followed" },
+		{ "tcp_probe", "no RTT" },
+		{ "tcp_retransmit_skb", "no retransmits" },
+	};
+	struct bpf_program *p;
+	size_t i, n = 0;
+
+	t->mode[0] = '\0';
+	for (i = 0; i < sizeof(tps) / sizeof(tps[0]); i++) {
+		if (lat_btf_has_tracepoint(btf, tps[i].tp))
+			continue;
+		bpf_object__for_each_program(p, t->skel->obj)
+			if (!strcmp(bpf_program__section_name(p) + strlen("tp_btf/"), tps[i].tp))
+				bpf_program__set_autoload(p, false);
+		n += snprintf(t->mode + n, n < sizeof(t->mode) ? sizeof(t->mode) - n : 0,
+			      "; no tcp:%s: %s", tps[i].tp, tps[i].cost);
+	}
+}
 
 static int tcp_open(const struct lat_run *run, const void *cfg, void **priv)
 {
@@ -68,19 +102,14 @@ static int tcp_open(const struct lat_run *run, const void *cfg, void **priv)
 	t->skel->rodata->per_remote = t->cfg.per_remote;
 	if (!t->cfg.per_remote)
 		bpf_map__set_max_entries(t->skel->maps.tcp_remotes, 1);
-	t->rpercpu = calloc(run->ncpus, sizeof(*t->rpercpu));
-	if (!t->rpercpu) {
-		err = -ENOMEM;
-		goto fail;
-	}
 	bpf_program__set_autoload(t->skel->progs.tcp_retrans, with_err);
 	bpf_program__set_autoload(t->skel->progs.tcp_retrans_old, !with_err);
+	optional(t, run->btf);
 	*priv = t;
 	return 0;
 fail:
 	tcp_bpf__destroy(t->skel);
 	free(t->percpu);
-	free(t->rpercpu);
 	free(t);
 	return err;
 }
@@ -88,12 +117,29 @@ fail:
 static int tcp_attach(void *priv)
 {
 	struct tcp *t = priv;
-	int err = tcp_bpf__load(t->skel);
+	char why[200];
+	int err;
 
+	lat_libbpf_reset();
+	err = tcp_bpf__load(t->skel);
 	if (err) {
-		fprintf(stderr, "tcp: load failed: %s (needs tp_btf and socket storage "
-			"in tracing programs: kernel >= 5.11)\n", strerror(-err));
+		fprintf(stderr, "tcp: load failed: %s: %s (needs tp_btf and socket storage "
+			"in tracing programs: kernel >= 5.11)\n", strerror(-err),
+			lat_libbpf_why(why, sizeof(why)));
 		return err;
+	}
+	/* the template new remotes start from: every min above any value */
+	{
+		struct lat_tcp_remote zero = { 0 };
+		__u32 key = 0;
+
+		zero.rtt.min = zero.connect.min = ~0ULL;
+		if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.tcp_remote_zero), &key,
+					&zero, 0)) {
+			err = -errno;
+			fprintf(stderr, "tcp: template: %s\n", strerror(-err));
+			return err;
+		}
 	}
 	err = tcp_bpf__attach(t->skel);
 	if (err)
@@ -103,24 +149,21 @@ static int tcp_attach(void *priv)
 
 static const char *tcp_mode(void *priv)
 {
-	return "attached (tp_btf)";
+	struct tcp *t = priv;
+
+	snprintf(t->mode_str, sizeof(t->mode_str), "attached (tp_btf%s)", t->mode);
+	return t->mode_str;
 }
 
 static int merge_remote(const void *key, void *value, void *ctx)
 {
 	struct tcp *t = ctx;
-	const struct lat_tcp_remote *percpu = value;
 	bool fresh;
 	struct remote *r = lat_table_get(&t->remotes, key, &fresh);
 
 	if (!r)
 		return -ENOMEM;
-	memset(&r->now, 0, sizeof(r->now));
-	for (int c = 0; c < t->run->ncpus; c++) {
-		lat_hist_merge(&r->now.rtt, &percpu[c].rtt);
-		lat_hist_merge(&r->now.connect, &percpu[c].connect);
-		r->now.retransmits += percpu[c].retransmits;
-	}
+	memcpy(&r->now, value, sizeof(r->now));
 	return 0;
 }
 
@@ -132,7 +175,7 @@ static int poll_remotes(struct tcp *t)
 		r->before = r->now;
 	}
 	return lat_map_each(bpf_map__fd(t->skel->maps.tcp_remotes),
-			    sizeof(struct lat_tcp_remote_key), t->rpercpu, merge_remote, t);
+			    sizeof(struct lat_tcp_remote_key), &t->rvalue, merge_remote, t);
 }
 
 static int tcp_poll(void *priv)
@@ -218,7 +261,6 @@ static void tcp_destroy(void *priv)
 		return;
 	tcp_bpf__destroy(t->skel);
 	free(t->percpu);
-	free(t->rpercpu);
 	free(t->remotes.items);
 	free(t);
 }

@@ -7,8 +7,7 @@
 
 enum lat_blk_op { LAT_BLK_READ, LAT_BLK_WRITE, LAT_BLK_OTHER, LAT_BLK_NR_OPS };
 
-/* Per-CPU hash keyed by (device, op): completions recorded on the CPU that
- * saw them, merged in user space. */
+/* Hash keyed by (device, op), shared by every CPU. */
 struct lat_blk_key {
 	__u32 dev;	/* major << 20 | minor, as the kernel's dev_t */
 	__u32 op;	/* enum lat_blk_op */

@@ -121,4 +121,35 @@ static inline void lat_hist_record(struct lat_hist *h, __u64 v)
 	h->sum += v;
 }
 
+#ifdef __bpf__
+/*
+ * Records one value into a histogram every CPU writes: a value in a shared
+ * (not per-CPU) map, whose memory does not grow with the CPU count. Counts
+ * are atomic adds; min and max a bounded compare-and-swap (BPF_CMPXCHG:
+ * 5.12). A new histogram must start with min = ~0 (the loader's template).
+ */
+static __always_inline void lat_hist_record_shared(struct lat_hist *h, __u64 v)
+{
+	__u64 i = lat_hist_index(v), old;
+	int k;
+
+	if (i < LAT_HIST_SLOTS)
+		__sync_fetch_and_add(&h->slots[i], 1);
+	else
+		__sync_fetch_and_add(&h->overflow, 1);
+	for (k = 0; k < 4; k++) {
+		old = h->min;
+		if (v >= old || __sync_val_compare_and_swap(&h->min, old, v) == old)
+			break;
+	}
+	for (k = 0; k < 4; k++) {
+		old = h->max;
+		if (v <= old || __sync_val_compare_and_swap(&h->max, old, v) == old)
+			break;
+	}
+	__sync_fetch_and_add(&h->sum, v);
+	__sync_fetch_and_add(&h->count, 1);
+}
+#endif
+
 #endif /* LATBPF_HIST_H */

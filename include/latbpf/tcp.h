@@ -17,7 +17,7 @@ struct lat_tcp_cpu {
 _Static_assert(sizeof(struct lat_tcp_cpu) == 32 + 2 * sizeof(struct lat_hist),
 	       "lat_tcp_cpu layout is shared with BPF");
 
-/* --per-remote: per-CPU hash keyed by the remote end. */
+/* --per-remote: a hash keyed by the remote end, shared by every CPU. */
 struct lat_tcp_remote_key {
 	__u16 family;		/* AF_INET or AF_INET6 */
 	__u16 port;		/* host order */
