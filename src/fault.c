@@ -125,7 +125,10 @@ static void fault_publish(void *priv, struct lat_snap *s)
 	lat_pub_count(s, "read", n->read - b->read, n->read);
 	lat_pub_count(s, "write", n->write - b->write, n->write);
 	lat_pub_count(s, "instr", n->instr - b->instr, n->instr);
-	lat_pub_count(s, "filemap", n->filemap - b->filemap, n->filemap);
+	if (f->has_filemap)
+		lat_pub_count(s, "filemap", n->filemap - b->filemap, n->filemap);
+	else	/* not counted here: none is not zero (probes.fault says why) */
+		lat_pub_null(s, "filemap");
 	lat_pub_hist(s, "stalls", "fault stalls (fault entry -> back on CPU, when it slept)",
 		     &n->stall, &b->stall);
 	lat_pub_end(s);

@@ -38,9 +38,14 @@ sp50=$(final "$T/mm.json" .fault.stalls.p50)
 dp50=$(final "$T/mm.json" '[.block.devices[] | select(.read.count > 0) | .read.latency.p50] | max')
 diag "mmapread: majflt $maj (getrusage) | stalls $stalls p50 $sp50 | filemap $fm | disk read p50 $dp50"
 check "the kernel served major faults ($maj of 500)" num_le 450 "$maj"
-check "stalls recorded for most major faults ($stalls of $maj, >= 80%)" num_le "$((maj * 8 / 10))" "$stalls"
+timing check "stalls recorded for most major faults ($stalls of $maj, >= 80%)" num_le "$((maj * 8 / 10))" "$stalls"
 check "... not for more faults than there were (<= $maj + 5)" num_le "$stalls" "$((maj + 5))"
-check "file-backed faults through the page cache ($fm) >= major faults" num_le "$maj" "$fm"
+if bpftool btf dump file /sys/kernel/btf/vmlinux format raw 2>/dev/null | grep -q "'btf_trace_mm_filemap_fault'"; then
+	check "file-backed faults through the page cache ($fm) >= major faults" num_le "$maj" "$fm"
+else	# 6.1 has no filemap:mm_filemap_fault: not counted is not zero
+	check "no filemap:mm_filemap_fault here: filemap is null ($fm), probes.fault says why" \
+		bash -c "[ '$fm' = null ] && jq -e 'select(.final) | .probes.fault | test(\"no filemap:mm_filemap_fault\")' '$T/mm.json' >/dev/null"
+fi
 check "stall p50 ($sp50) >= the disk's read p50 ($dp50): it includes the read" num_le "$dp50" "$sp50"
 check "stall p50 ($sp50) <= 4 x the disk's read p50 + 200 us" num_le "$sp50" "$((dp50 * 4 + 200000))"
 done_testing
