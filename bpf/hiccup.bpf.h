@@ -146,6 +146,19 @@ static __always_inline void hc_slot_move(__u32 cpu, struct lat_hc_slot *sl)
 		v->max_ns = sl->max_ns;
 }
 
+#define PF_KTHREAD 0x00200000
+
+/* Who a task intruder is: a threaded interrupt handler is a kernel thread
+ * the kernel names irq/NN-name (kernel/irq/manage.c); the loader reads the
+ * IRQ's number and name from that. Plain loads, only while a target waits. */
+static __always_inline __u32 hc_task_who(struct task_struct *t)
+{
+	if ((t->flags & PF_KTHREAD) && t->comm[0] == 'i' && t->comm[1] == 'r' &&
+	    t->comm[2] == 'q' && t->comm[3] == '/')
+		return LAT_HC_IRQ_THREAD;
+	return LAT_HC_TASK;
+}
+
 /* Task and migration intruders, from sched_switch only: through this CPU's
  * cache (latbpf/hiccup.h). t: the task, for its name; NULL for none. */
 static __always_inline void hc_charge(__u32 cpu, struct hc_state *s, __u32 who,
@@ -315,7 +328,7 @@ static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *p
 		d = now - from;
 		d = d > s->irq_in_window ? d - s->irq_in_window : 0;
 		if (d)
-			hc_charge(cpu, s, LAT_HC_TASK, prev->pid, d, prev);
+			hc_charge(cpu, s, hc_task_who(prev), prev->pid, d, prev);
 	}
 	s->cur_start = now;
 	s->irq_in_window = 0;

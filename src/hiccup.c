@@ -60,7 +60,10 @@ struct hiccup {
 static const char *const kind_name[LAT_HC_NR_KINDS] = {
 	"preempted", "wakeup", "irq", "softirq", "nmi"
 };
-static const char *const who_name[] = { "task", "irq", "softirq", "nmi", "migration" };
+/* a threaded interrupt handler is an IRQ intruder, whatever runs it */
+static const char *const who_name[LAT_HC_NR_WHO] = {
+	"task", "irq", "softirq", "nmi", "migration", "irq"
+};
 static const char *const softirq_name[] = { "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK",
 					    "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU" };
 
@@ -143,7 +146,8 @@ static int hiccup_attach(void *priv)
 	if (err)
 		return err;
 	if (!h->run->schedcore->btf) {
-		fprintf(stderr, "hiccup: needs tp_btf programs and task storage (kernel >= 5.11)\n");
+		fprintf(stderr, "hiccup: needs the tp_btf programs (task storage, cmpxchg: "
+			"kernel >= 5.12), which did not load: %s\n", h->run->schedcore->why);
 		return -ENOTSUP;
 	}
 	h->skel = h->run->schedcore->skel;
@@ -332,14 +336,58 @@ static int hiccup_poll(void *priv)
 	return poll_intruders(h);
 }
 
+/*
+ * A threaded handler's IRQ number and name from its comm, "irq/NN-name" or
+ * "irq/NN-s-name" (a secondary thread), cut to 15 characters by the kernel.
+ * Returns the number, or -1 when comm is not of that form.
+ */
+long lat_hc_irq_thread(const char *comm, const char **name)
+{
+	char c[17], *end;
+	long irq;
+
+	snprintf(c, sizeof(c), "%.16s", comm);
+	if (strncmp(c, "irq/", 4) || c[4] < '0' || c[4] > '9')
+		return -1;
+	irq = strtol(c + 4, &end, 10);
+	if (*end != '-' && *end != '\0')
+		return -1;
+	if (*end == '-')
+		end++;
+	if (!strncmp(end, "s-", 2))
+		end += 2;
+	*name = comm + (end - c);
+	return irq;
+}
+
 static void intruder_name(const struct lat_hc_intruder_entry *in, char *buf, size_t len)
 {
-	if (in->k.who == LAT_HC_WHO_SOFTIRQ && in->k.id < 10)
+	const char *irq_name;
+
+	if (in->k.who == LAT_HC_IRQ_THREAD && lat_hc_irq_thread(in->v.name, &irq_name) >= 0)
+		snprintf(buf, len, "%.*s", (int)strnlen(irq_name, sizeof(in->v.name) -
+				(irq_name - in->v.name)), irq_name);
+	else if (in->k.who == LAT_HC_WHO_SOFTIRQ && in->k.id < 10)
 		snprintf(buf, len, "%s", softirq_name[in->k.id]);
 	else if (in->k.who == LAT_HC_MIGRATION)
 		snprintf(buf, len, "from CPU %u", in->k.id);
 	else
 		snprintf(buf, len, "%.16s", in->v.name);
+}
+
+/* A threaded handler's IRQ number, beside the thread's pid. */
+static void pub_irq_thread(struct lat_snap *s, __u32 who, const char *comm)
+{
+	const char *name;
+	long irq;
+
+	if (who != LAT_HC_IRQ_THREAD)
+		return;
+	irq = lat_hc_irq_thread(comm, &name);
+	if (irq >= 0)
+		lat_pub_num(s, "irq", irq);
+	else
+		lat_pub_null(s, "irq");
 }
 
 /* The CPU's intruders, each with its interval and run totals; a view
@@ -383,9 +431,10 @@ static void publish_top(struct hiccup *h, struct lat_snap *s, __u32 cpu)
 				continue;
 			intruder_name(in, name, sizeof(name));
 			lat_pub_item(s, c_iv > 0, true);
-			lat_pub_str(s, "kind", who_name[in->k.who < 5 ? in->k.who : 0]);
+			lat_pub_str(s, "kind", who_name[in->k.who < LAT_HC_NR_WHO ? in->k.who : 0]);
 			lat_pub_str(s, "name", name);
 			lat_pub_num(s, "pid", in->k.id);
+			pub_irq_thread(s, in->k.who, in->v.name);
 			lat_pub_count(s, "count", c_iv, in->v.count);
 			lat_pub_dur(s, "total_ns", t_iv, in->v.total_ns);
 			lat_pub_dur(s, "max_ns", in->v.max_ns, in->v.max_ns);
@@ -471,9 +520,10 @@ static void publish_events(struct hiccup *h, struct lat_snap *s)
 		lat_pub_str(s, "comm", ev->comm);
 		lat_pub_dur(s, "duration_ns", ev->duration_ns, ev->duration_ns);
 		lat_pub_str(s, "hiccup", kind_name[ev->kind < LAT_HC_NR_KINDS ? ev->kind : 0]);
-		lat_pub_str(s, "kind", who_name[ev->who < 5 ? ev->who : 0]);
+		lat_pub_str(s, "kind", who_name[ev->who < LAT_HC_NR_WHO ? ev->who : 0]);
 		lat_pub_str(s, "name", name);
 		lat_pub_num(s, "pid", ev->pid);
+		pub_irq_thread(s, ev->who, ev->name);
 		lat_pub_dur(s, "intruder_ns", ev->who_ns, ev->who_ns);
 		lat_pub_end(s);
 	}

@@ -22,6 +22,10 @@ enum lat_hc_who {
 	LAT_HC_WHO_SOFTIRQ,	/* id: vector */
 	LAT_HC_WHO_NMI,
 	LAT_HC_MIGRATION,	/* id: the CPU the thread was waiting on */
+	LAT_HC_IRQ_THREAD,	/* id: pid of a threaded interrupt handler, name:
+				 * its comm, "irq/NN-name" (every handler on
+				 * PREEMPT_RT; some drivers' elsewhere) */
+	LAT_HC_NR_WHO,
 };
 
 /* Per CPU (array indexed by CPU): written only on that CPU, or under its

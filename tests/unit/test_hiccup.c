@@ -100,5 +100,34 @@ int main(void)
 	ok(lat_hc_slot_of(LAT_HC_TASK, 7) != lat_hc_slot_of(LAT_HC_MIGRATION, 7),
 	   "a task and a migration with the same id use different slots");
 	free(c);
+	/* threaded interrupt handlers: the IRQ from the thread's comm */
+	{
+		static const struct {
+			const char *comm, *name;
+			long irq;
+		} c[] = {
+			{ "irq/24-ACPI:Ged", "ACPI:Ged", 24 },
+			{ "irq/125-nvme0q1", "nvme0q1", 125 },
+			{ "irq/9-s-acpi", "acpi", 9 },
+			{ "irq/7", "", 7 },
+			{ "irq/x-evil", NULL, -1 },
+			{ "irq/12x", NULL, -1 },
+			{ "kworker/0:1", NULL, -1 },
+			{ "irq/", NULL, -1 },
+		};
+		char full[16];
+		const char *name;
+
+		for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+			long irq = lat_hc_irq_thread(c[i].comm, &name);
+
+			ok(irq == c[i].irq && (irq < 0 || !strcmp(name, c[i].name)),
+			   "irq thread '%s' -> %ld '%s'", c[i].comm, irq, irq < 0 ? "" : name);
+		}
+		/* 16 bytes, no terminating NUL: stays inside them */
+		memcpy(full, "irq/1234-abcdefg", 16);
+		ok(lat_hc_irq_thread(full, &name) == 1234 && !strncmp(name, "abcdefg", 7) &&
+		   name == full + 9, "a comm of 16 bytes without NUL");
+	}
 	return done_testing();
 }
