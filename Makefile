@@ -48,7 +48,7 @@ TOOLS := $(patsubst tools/%.c,$(O)/tools/%,$(wildcard tools/*.c))
 .DELETE_ON_ERROR:
 .SECONDARY: $(patsubst %,$(O)/bpf/%.bpf.o,$(BPF_OBJS) $(TOOL_SKELS)) \
 	$(patsubst %,$(O)/bpf/%.tmp.bpf.o,$(BPF_OBJS) $(TOOL_SKELS))
-.PHONY: all run test unit install vmlinux overhead clean deps bpf-cflags
+.PHONY: all run test unit install vmlinux overhead clean deps bpf-cflags test-kernels
 
 all: $(O)/latbpf $(TOOLS) $(UNIT_TESTS)
 
@@ -112,6 +112,12 @@ unit: $(UNIT_TESTS)
 # tests/integration/build.t compiles with these for each committed vmlinux.h.
 bpf-cflags:
 	@echo $(BPF_CFLAGS)
+
+# The kernel-dependent tests on Debian's 6.1 and 6.1-rt under qemu
+# (tools/kernels/test-kernels.sh; KERNELS=... for others).
+test-kernels: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tools/kernels/test-kernels.sh $(O)
 
 overhead: deps
 	$(Q)$(MAKE) --no-print-directory all

@@ -66,7 +66,8 @@ static int fault_attach(void *priv)
 		return -ENOTSUP;
 	}
 	if (!f->run->schedcore->btf) {
-		fprintf(stderr, "fault: needs tp_btf programs and task storage (kernel >= 5.15)\n");
+		fprintf(stderr, "fault: needs the tp_btf programs (task storage: kernel >= 5.12), "
+			"which did not load: %s\n", f->run->schedcore->why);
 		return -ENOTSUP;
 	}
 	f->skel = f->run->schedcore->skel;

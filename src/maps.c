@@ -134,17 +134,26 @@ static void libbpf_keep(char *dst, size_t len, const char *line)
 			*c = ' ';
 }
 
-/* the last non-empty line of text[0..len) into dst */
+/* the verifier's last word in text..end: its last line that is not its
+ * statistics ("processed N insns ...", "verification time ...") */
 static void libbpf_last_line(char *dst, size_t dlen, char *text, char *end)
 {
 	char *start;
 
-	while (end > text && (end[-1] == '\n' || end[-1] == ' '))
-		end--;
-	*end = '\0';
-	start = strrchr(text, '\n');
-	if (*text)
-		libbpf_keep(dst, dlen, start ? start + 1 : text);
+	for (;;) {
+		while (end > text && (end[-1] == '\n' || end[-1] == ' '))
+			end--;
+		*end = '\0';
+		if (end == text)
+			return;
+		start = strrchr(text, '\n');
+		start = start ? start + 1 : text;
+		if (strncmp(start, "processed ", 10) && strncmp(start, "verification time", 17)) {
+			libbpf_keep(dst, dlen, start);
+			return;
+		}
+		end = start;
+	}
 }
 
 void lat_libbpf_note(enum libbpf_print_level level, const char *fmt, va_list ap)

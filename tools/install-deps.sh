@@ -22,6 +22,9 @@ need=(
 	# a real Prometheus and check it with promtool
 	"javac:default-jdk-headless" "prometheus:prometheus" "promtool:prometheus"
 	"node:nodejs" "npm:npm" "curl:curl"
+	# make test-kernels: Debian's 6.1 kernels booted under qemu (TCG)
+	"qemu-system-x86_64:qemu-system-x86" "busybox:busybox-static"
+	"mkfs.ext4:e2fsprogs" "objcopy:binutils" "xz:xz-utils" "zstd:zstd"
 )
 # header -> Debian package
 hdrs=(

@@ -61,7 +61,7 @@ seen=$(final "$T/tid.json" '[.sched.threads[].tid] | unique | join(",")')
 n=$(final "$T/tid.json" '.sched.offcpu_sleep.count')
 diag "--tid $one of $two (threads: $tids): threads seen $seen, sleeps $n in 1 s"
 check "--tid: only that thread ($seen), not its sibling $other" test "$seen" = "$one"
-check "--tid: its ~5 ms sleeps for 1 s ($n)" between "$n" 150 205
+timing check "--tid: its ~5 ms sleeps for 1 s ($n)" between "$n" 150 205
 check "--tid: provenance names the tid" \
 	bash -c "jq -e 'select(.final) | .run.target.tids == [$one] and .run.target.pids == []' '$T/tid.json' >/dev/null"
 done_testing

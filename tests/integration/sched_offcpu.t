@@ -40,7 +40,9 @@ for mode in tp_btf raw_tp shared; do
 	blocked=$(final "$T/$mode.json" .sched.offcpu_blocked.count)
 	runq=$(final "$T/$mode.json" .sched.runq.count)
 	diag "$mode: $status offcpu_sleep n=$n p50=$p50 min=$min blocked n=$blocked runq n=$runq"
-	check "$mode: probes.sched says '$status'" test "$status" = "attached (${mode/shared/tp_btf})"
+	expect="attached (tp_btf)"
+	[ "$mode" != raw_tp ] || expect="attached (raw_tp; tp_btf: LATBPF_FORCE_RAW_TP is set)"
+	check "$mode: probes.sched says '$status'" test "$status" = "$expect"
 	check "$mode: offcpu_sleep samples ($n) >= $want" num_le $want "$n"
 	check "$mode: offcpu_sleep p50 $p50 in [10 ms, $HI]" between "$p50" $SLEEP $HI
 	check "$mode: runq samples ($runq) >= $want (one per wakeup)" num_le $want "$runq"
@@ -53,7 +55,7 @@ for mode in tp_btf raw_tp shared; do
 	# unseen_wakeups and may be missing; one more may have run late.
 	near=$(final "$T/$mode.json" "[.sched.offcpu_sleep.buckets[] | select(.[0] >= 9900000 and .[1] < 20000000) | .[2]] | add")
 	unseen=$(final "$T/$mode.json" .sched.switches.unseen_wakeups)
-	check "$mode: $near of $n sleeps in [9.9 ms, 20 ms) (want $want; unseen $unseen)" \
+	timing check "$mode: $near of $n sleeps in [9.9 ms, 20 ms) (want $want; unseen $unseen)" \
 		between "$near" $((want - 1 - unseen)) $((want + 2))
 done
 done_testing

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make test-kernels: the kernel-dependent integration tests on other
+# kernels. Each kernel of the list is fetched from the Debian archive
+# (fetch.sh, cached), booted under qemu's TCG with this host's userland
+# (boot.sh: the host's / read-only over virtio-9p, this build included) and a
+# fresh ext4 disk as /var/tmp, and runs the tests there with LATBPF_TCG=1,
+# which skips the checks of speed by the one listed rule (lib.sh: timing).
+# Then the generic kernel once more with many CPUs (MANY_CPUS, default 64),
+# for tests/integration/cpus.t: per-CPU output for each CPU, kernel map
+# memory and loader RSS. One TAP summary per boot; exit 0 when all passed.
+#
+# usage: tools/kernels/test-kernels.sh [BUILD_DIR]
+# env: KERNELS  Debian flavours, each FLAVOUR[=ABI] ("" for none; default "amd64 rt-amd64":
+#               the newest 6.1 generic and PREEMPT_RT in the archive)
+#      TESTS    test files (default: every tests/integration/*.t except the
+#               kernel-independent ones listed in SKIP_FILES below)
+#      SMP MEM  the guest's CPUs and MiB (2, 2048)
+#      MANY_CPUS  CPUs of the last boot (64; 0: no such boot)
+#      LATBPF_KCACHE  where kernels are cached (/var/cache/latbpf/kernels)
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+repo=$PWD
+O=${1:-build}
+case $O in /*) ;; *) O=$repo/$O ;; esac
+[ -x "$O/latbpf" ] || { echo "test-kernels: no $O/latbpf: make first" >&2; exit 2; }
+[ "$(id -u)" -eq 0 ] || { echo "test-kernels: needs root (the guest's tests load BPF as root; qemu itself does not)" >&2; exit 2; }
+for t in qemu-system-x86_64 busybox mkfs.ext4 objcopy; do
+	command -v "$t" >/dev/null || PATH=$PATH:/usr/sbin:/sbin command -v "$t" >/dev/null ||
+		{ echo "test-kernels: $t missing (tools/install-deps.sh)" >&2; exit 2; }
+done
+export PATH=$PATH:/usr/sbin:/sbin
+
+# Not run on other kernels, and why: they test no kernel interface.
+#   build.t        compiles the BPF objects for each architecture (host only)
+#   cli.t          option parsing and help text
+#   hlog_format.t, prom_http.t   file and HTTP formats, no BPF
+#   hlog.t, prom.t output formats checked by Java, node and Prometheus
+#   tty.t          the terminal view (tmux)
+#   bench.t        latbpf bench measures the machine's speed: its checks are
+#                  timing bands, and what it asks the kernel (perf events,
+#                  page faults, sockets) the other tests cover
+#   cpus.t         runs in the many-CPU boot instead
+SKIP_FILES="build.t cli.t hlog_format.t prom_http.t hlog.t prom.t tty.t bench.t cpus.t"
+if [ -z "${TESTS:-}" ]; then
+	TESTS=
+	for f in tests/integration/*.t; do
+		case " $SKIP_FILES " in *" ${f##*/} "*) continue ;; esac
+		TESTS="$TESTS $f"
+	done
+fi
+work=$(mktemp -d "${O%/}.kernels.XXXXXX")
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+# the guests run a copy of the build: the tree may be rebuilt meanwhile
+cp -a "$O" "$work/build" && O=$work/build || exit 2
+# a host path as the guest sees it: its /tmp and /var/tmp are the guest's
+# own, the host's are under /run/host (tools/kernels/init)
+guest_path() {
+	case $1 in
+	/tmp/* | /var/tmp/*) echo "/run/host$1" ;;
+	*) echo "$1" ;;
+	esac
+}
+# boot KERNEL CPUS TESTS...: one guest, one TAP summary
+boot() {
+	local k=$1 smp=$2 flavour abi= kd name s r summary skips t0
+	shift 2
+	flavour=${k%%=*}
+	[ "$flavour" = "$k" ] || abi=${k#*=}
+	kd=$(tools/kernels/fetch.sh "$flavour" $abi | tail -1) || { echo "not ok - fetch $k"; return 1; }
+	name=${kd##*/}
+	[ "$smp" = "${SMP:-2}" ] || name=$name-${smp}cpus
+	s=$work/$name
+	mkdir -p "$s"
+	truncate -s 2G "$s/disk.img" && mkfs.ext4 -q -F "$s/disk.img" ||
+		{ echo "test-kernels: cannot make the guest's disk" >&2; exit 2; }
+	cat >"$s/cmd" <<CMD
+cd '$(guest_path "$repo")' || exit 2
+export O='$(guest_path "$O")' LATBPF_TCG=1
+echo "== \$(uname -r): \$(nproc) CPUs, \$(awk '/MemTotal/ { print \$2 / 1024 " MiB" }' /proc/meminfo)"
+# each family's attach mode on this kernel, for the log
+'$(guest_path "$O")/latbpf' --probes sched,hiccup,fault,block,tcp --duration 1s --no-tui -- /bin/true 2>&1 |
+	grep -E '^(probes|[a-z]+: )' | sed 's/^/   /'
+# verbose TAP into the scratch directory; the console shows progress
+prove -v --exec 'timeout -s KILL 900' --timer --nocolor $* >/tmp/prove.txt 2>&1
+r=\$?
+grep -E '^\[[0-9:]*\] tests/' /tmp/prove.txt | sed 's/ *\$//'
+exit \$r
+CMD
+	echo "# kernel $name: booting (qemu TCG, $smp CPUs)"
+	t0=$(date +%s)
+	DISK=$s/disk.img SMP=$smp MEM=$((smp > 8 ? 4096 : ${MEM:-2048})) TMO=${TMO:-1800} \
+		tools/kernels/boot.sh "$kd" "$s/cmd" "$s" "$s/console.log"
+	r=$?
+	# what the guest printed, without the firmware's and the kernel's noise
+	tr -d '\r' <"$s/console.log" | sed 's/\x1bc//g; s/\x1b\[[0-9;?]*[a-zA-Z]//g' |
+		sed -n '/^== /,$p' | grep -av '^\[ *[0-9.]*\] ' | sed 's/^/    /'
+	# every failed check with the diagnostics before it, the many-CPU
+	# figures, then prove's summary
+	grep -B3 -E '^not ok' "$s/prove.txt" 2>/dev/null | grep -v '^ok ' | sed 's/^/    /'
+	grep -E '^# .*(CPUs:|  map )' "$s/prove.txt" 2>/dev/null | sed 's/^/    /'
+	sed -n '/^Test Summary Report/,$p' "$s/prove.txt" 2>/dev/null | sed 's/^/    /'
+	summary=$(grep -E '^Result: ' "$s/prove.txt" 2>/dev/null | tail -1)
+	skips=$(grep -c '# SKIP timing band under TCG' "$s/prove.txt" 2>/dev/null)
+	echo "# kernel $name: ${summary:-no result (guest rc $r)}, $skips timing checks skipped, $(($(date +%s) - t0)) s"
+	[ "$r" -eq 0 ] && [ "$summary" = "Result: PASS" ]
+}
+
+rc=0
+for k in ${KERNELS-amd64 rt-amd64}; do
+	boot "$k" "${SMP:-2}" $TESTS || rc=1
+done
+if [ "${MANY_CPUS:-64}" -gt 0 ]; then
+	boot amd64 "${MANY_CPUS:-64}" tests/integration/cpus.t || rc=1
+fi
+# the checks of every boot, and a boot without a result counts as a failure
+passed=$(cat "$work"/*/prove.txt 2>/dev/null | grep -c '^ok ')
+failed=$(cat "$work"/*/prove.txt 2>/dev/null | grep -c '^not ok ')
+[ "$rc" -eq 0 ] || [ "$failed" -gt 0 ] || failed=1
+echo "$passed passed, $failed failed"
+exit $rc
