@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 W=$(cd "$(dirname "$LATWORK")" && pwd)/latwork
-PORT=$((20000 + $$ % 20000))
+PORT=$(free_port) || cannot_run "no free TCP port on 127.0.0.1"
 
 # 1. RTT against ss, on loopback
 timeout 30 "$W" --cpu 1 tcpserver --port $PORT --for 20s >"$T/srv" &
