@@ -111,8 +111,17 @@ check "  and still measures" jqe '[.results[] | .hist.count > 100] | all' "$T/fb
 # --- context switch against perf bench sched pipe, run right after, same core ---
 timeout -s KILL 30 "$LATBPF" bench ctxsw --cpu 1 --duration 1s --json "$T/cs.json" >/dev/null 2>&1
 ok $? "bench ctxsw exits 0"
-perf_proc=$(timeout -s KILL 60 taskset -c 1 perf bench sched pipe -l 100000 2>&1 | sed -n 's/^ *\([0-9.]*\) usecs\/op.*/\1/p')
-perf_thr=$(timeout -s KILL 60 taskset -c 1 perf bench sched pipe -T -l 100000 2>&1 | sed -n 's/^ *\([0-9.]*\) usecs\/op.*/\1/p')
+# perf reports a mean, which one stall of the shared host inflates: the
+# lower of two runs is its figure
+perf_pipe() {
+	local i
+	for i in 1 2; do
+		timeout -s KILL 60 taskset -c 1 perf bench sched pipe "$@" -l 100000 2>&1 |
+			sed -n 's/^ *\([0-9.]*\) usecs\/op.*/\1/p'
+	done | sort -g | head -1
+}
+perf_proc=$(perf_pipe)
+perf_thr=$(perf_pipe -T)
 cs_proc=$(res "$T/cs.json" ctxsw_process .hist.p50)
 cs_thr=$(res "$T/cs.json" ctxsw_thread .hist.p50)
 pipe=$(res "$T/cs.json" pipe_1thread .hist.p50)
