@@ -170,7 +170,19 @@ static __always_inline void hc_charge(__u32 cpu, struct hc_state *s, __u32 who,
 	if (!c)
 		return;
 	sl = &c->slot[lat_hc_slot_of(who, id) & (LAT_HC_CACHE - 1)];
-	if (!sl->count || sl->who != who || sl->id != id) {
+	if (sl->count && sl->who == who && sl->id == id && t && id) {
+		/* a task renamed since its first charge (exec): the newer name,
+		 * inside seq like any slot change; two loads when it is not */
+		__u64 n[2], *o = (__u64 *)sl->name;
+
+		__builtin_memcpy(n, t->comm, sizeof(n));	/* plain loads */
+		if (o[0] != n[0] || o[1] != n[1]) {
+			__sync_fetch_and_add(&c->seq, 1);
+			o[0] = n[0];
+			o[1] = n[1];
+			__sync_fetch_and_add(&c->seq, 1);
+		}
+	} else if (!sl->count || sl->who != who || sl->id != id) {
 		__sync_fetch_and_add(&c->seq, 1);
 		if (sl->count)
 			hc_slot_move(cpu, sl);

@@ -28,6 +28,10 @@ for id in $ids; do
 	bpftool map show id "$id" -j 2>/dev/null
 done | jq -rs 'sort_by(-.bytes_memlock) | .[] | "\(.name) \(.type) \(.max_entries) x \(.bytes_value) B: \(.bytes_memlock) B"' |
 	while read -r l; do diag "  map $l"; done
+# where the loader's memory is: its mappings of 256 KiB or more resident
+awk '/^[0-9a-f]+-[0-9a-f]+ / { name = $6 ? $6 : "[anon]"; split($1, a, "-") }
+	/^Rss:/ && $2 >= 256 { printf "  rss %6d KiB %s\n", $2, name }' /proc/"$pid"/smaps |
+	sort -k2 -nr | head -12 | while read -r l; do diag "$l"; done
 rss=$(awk '/^VmRSS:/ { print $2 }' /proc/"$pid"/status)
 hwm=$(awk '/^VmHWM:/ { print $2 }' /proc/"$pid"/status)
 stop "$LAT_PID"

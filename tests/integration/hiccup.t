@@ -41,10 +41,24 @@ burner_case() { # NAME PERIOD_MS BURST_MS
 	check "$name: CPU 1 is marked pinned, with the target's thread" test "$pinned" = "$WORK_PID"
 	# others: kworkers, the test's own tools, the VM's noise; each is a real
 	# preemption of the target, their number is not under the test's control
-	check "$name: preemption hiccups ($pre) >= bursts ($bursts), not 2x more" \
-		between "$pre" "$bursts" "$((bursts * 2 + 5))"
-	check "$name: p50 $p50 within ${burst} ms +- (slot $width + 10%)" \
-		between "$p50" "$((burst * 900000 - width))" "$((burst * 1100000 + width))"
+	# preemption, and on PREEMPT_RT also ktimers/1 and rcuc/1 at every tick
+	# (~400 in this run under qemu); so the bursts are counted among the
+	# hiccups of at least half a burst, from the histogram's buckets
+	local half=$((burst * 500000)) long medlong longq
+	longq="[$c1 | .hist.buckets[] | select(.[0] >= $half)]"
+	long=$(final "$J" "$longq | map(.[2]) | add // 0")
+	medlong=$(final "$J" "$longq | (map(.[2]) | add) as \$n |
+		reduce .[] as \$b ({c: 0, m: null}; .c += \$b[2] |
+			if .m == null and .c * 2 >= \$n then .m = \$b[1] else . end) | .m // 0")
+	diag "$name: $long hiccups >= $((burst / 2)).$((burst % 2 * 5)) ms, their median $medlong ns; p50 of all $p50 ns"
+	check "$name: preemption hiccups ($pre) >= bursts ($bursts)" num_le "$bursts" "$pre"
+	check "$name: hiccups of half a burst or more ($long) = bursts ($bursts), +2 at most" \
+		between "$long" "$bursts" "$((bursts + 2))"
+	check "$name: their median $medlong within ${burst} ms +- (slot $width + 10%)" \
+		between "$medlong" "$((burst * 900000 - width))" "$((burst * 1100000 + width))"
+	preempt_rt ||
+		check "$name: p50 of all $p50 within ${burst} ms +- (slot $width + 10%)" \
+			between "$p50" "$((burst * 900000 - width))" "$((burst * 1100000 + width))"
 	timing check "$name: stolen $stolen ns = $bursts x ${burst} ms +- 15%" \
 		between "$stolen" "$((bursts * burst * 850000))" "$((bursts * burst * 1150000))"
 	check "$name: top intruder is the burner ('$top')" test "$top" = "task burner"
@@ -80,7 +94,15 @@ hogtop=$(final "$T/wake.json" "[$c1 | .top[] | select(.kind == \"task\" and .pid
 hogns=$(final "$T/wake.json" "[$c1 | .top[] | select(.name == \"hog\")][0].total_ns")
 diag "wakeup: $wk wakeup hiccups on CPU 1; top task intruder '$hogtop' ($hogns ns)"
 check "wakeup: one wakeup hiccup per sleep ($wk for 1000)" between "$wk" 990 1010
-check "wakeup: charged to the hog ('$hogtop')" test "$hogtop" = "hog"
+if preempt_rt; then
+	# on RT a normal task's sleep timer fires in ktimers/1 (a SCHED_FIFO
+	# thread running the timer softirqs), which wakes the target and runs on
+	# first: it is charged too, and may outweigh the hog
+	check "wakeup: charged to the hog or, on PREEMPT_RT, ktimers/1 ('$hogtop')" \
+		test "$hogtop" = "hog" -o "$hogtop" = "ktimers/1"
+else
+	check "wakeup: charged to the hog ('$hogtop')" test "$hogtop" = "hog"
+fi
 check "wakeup: the hog's share is positive ($hogns ns)" num_le 1 "$hogns"
 
 # Many intruders: 120 short normal-priority burners share CPU 1 with the
@@ -143,12 +165,25 @@ diag "irq: $(cat "$T/irq.tcp") | cpu1 softirq_ns=$soft NET_RX=$netrx (all softir
 check "irq: NET_RX time charged on the target's core ($netrx ns)" num_le 100000 "$netrx"
 check "irq: NET_RX is the largest softirq intruder" \
 	test "$(final "$J" "[$c1 | .top[] | select(.kind == \"softirq\")][0].name")" = "NET_RX"
-# NET_RX also runs inside ksoftirqd while the target waits: that part is
-# charged to NET_RX too, but is not "interrupted" time
-check "irq: softirq time while on CPU ($soft ns) is at least 100 us" num_le 100000 "$soft"
-check "irq: ... and within the softirq intruders' total ($softsum ns)" num_le "$soft" "$softsum"
+diag "irq: cpu1 intruders: $(final "$J" "[$c1 | .top[0:8][] | \"\(.kind) \(.name) \(.total_ns)\"] | join(\", \")")"
+check "irq: softirq time while on CPU ($soft ns) within the softirq intruders' total ($softsum ns)" \
+	num_le "$soft" "$softsum"
 check "irq: task intruders ($tasksum ns) account for the task hiccups ($pre ns), +10%" \
 	num_le "$tasksum" "$((pre * 11 / 10 + 100000))"
-check "irq: not also counted as task preemption (task hiccups $pre < NET_RX $netrx / 2)" \
-	num_le "$((pre * 2))" "$netrx"
+if preempt_rt; then
+	# PREEMPT_RT runs a softirq raised in an interrupt in ksoftirqd/1, a
+	# thread that preempts the target: the NET_RX time is a preemption,
+	# charged to NET_RX by name (the softirq inside the wait), and the target
+	# is not interrupted on CPU
+	check "irq: PREEMPT_RT: NET_RX ran in a thread, not on the target's time (on CPU $soft <= NET_RX $netrx / 10)" \
+		num_le "$((soft * 10))" "$netrx"
+	check "irq: PREEMPT_RT: NET_RX's time lies within the target's preemptions ($netrx <= $pre)" \
+		num_le "$netrx" "$pre"
+else
+	# NET_RX also runs inside ksoftirqd while the target waits: that part is
+	# charged to NET_RX too, but is not "interrupted" time
+	check "irq: softirq time while on CPU ($soft ns) is at least 100 us" num_le 100000 "$soft"
+	check "irq: not also counted as task preemption (task hiccups $pre < NET_RX $netrx / 2)" \
+		num_le "$((pre * 2))" "$netrx"
+fi
 done_testing

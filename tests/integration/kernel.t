@@ -13,9 +13,7 @@ bpftool btf dump file /sys/kernel/btf/vmlinux format raw >"$T/btf" 2>/dev/null |
 	cannot_run "bpftool cannot read /sys/kernel/btf/vmlinux"
 has() { grep -q "'btf_trace_$1'" "$T/btf"; }
 rt=0
-if [ "$(cat /sys/kernel/realtime 2>/dev/null)" = 1 ] || uname -v | grep -q PREEMPT_RT; then
-	rt=1
-fi
+preempt_rt && rt=1
 diag "kernel $(uname -r), $(uname -v | cut -c1-60); PREEMPT_RT: $rt"
 
 timeout 30 "$LATBPF" --probes sched,hiccup,fault,block,tcp --duration 2s --no-tui \

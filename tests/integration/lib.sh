@@ -50,6 +50,11 @@ timing() {
 	"$@"
 }
 diag() { sed 's/^/# /' >&2 <<<"$*"; }
+# preempt_rt: true on a PREEMPT_RT kernel, where interrupts, softirqs and
+# timers run in kernel threads (irq/NN-name, ksoftirqd/N, ktimers/N, rcuc/N)
+# that preempt a target a generic kernel would only interrupt: the checks
+# that differ there branch on it, and say what RT changes.
+preempt_rt() { [ "$(cat /sys/kernel/realtime 2>/dev/null)" = 1 ] || uname -v | grep -q PREEMPT_RT; }
 done_testing() { echo "1..$_n"; [ "$_fail" -eq 0 ]; exit; }
 
 # cannot_run REASON: a test that cannot run fails, it never passes by

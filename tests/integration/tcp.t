@@ -10,8 +10,11 @@ W=$(cd "$(dirname "$LATWORK")" && pwd)/latwork
 PORT=$(free_port) || cannot_run "no free TCP port on 127.0.0.1"
 
 # 1. RTT against ss, on loopback
-timeout 30 "$W" --cpu 1 tcpserver --port $PORT --for 20s >"$T/srv" &
-_pids+=($!)
+# (serving for 60 s, parts 1 and 2 take a few minutes under an emulator;
+# stopped after part 2)
+timeout 90 "$W" --cpu 1 tcpserver --port $PORT --for 60s >"$T/srv" &
+srv=$!
+_pids+=($srv)
 wait_for "$T/srv" '^listening' 10
 # srtt is a moving average and loopback RTT has two regimes (client and
 # server on one CPU or on two): both are pinned to CPU 1, and the kernel's
@@ -67,6 +70,7 @@ check "connect p50 is a loopback handshake (< 5 ms: $cp50)" num_le "$cp50" 50000
 rc=$(final "$T/con.json" "[.tcp.remotes[] | select(.remote == \"127.0.0.1:$PORT\") | .connect.count] | add // 0")
 nr=$(final "$T/con.json" '.tcp.remotes | length')
 check "--per-remote: the connects under 127.0.0.1:$PORT ($rc = $c), one remote ($nr)" test "$rc,$nr" = "$c,1"
+kill "$srv" 2>/dev/null
 
 # 3. retransmits: client in namespace A, server in B, joined by a veth; B's
 # end goes down for 1.2 s in the middle of the exchange
@@ -79,7 +83,8 @@ ok $? "namespaces $A and $B joined by a veth"
 trap 'ip netns del $A 2>/dev/null; ip netns del $B 2>/dev/null; cleanup' EXIT
 retrans() { ip netns exec $A awk '/^Tcp:/ { if (!n++) for (i = 1; i <= NF; i++) h[i] = $i;
 	else for (i = 1; i <= NF; i++) if (h[i] == "RetransSegs") print $i }' /proc/net/snmp; }
-timeout 30 ip netns exec $B "$W" tcpserver --host 10.211.0.2 --port $PORT --for 15s >"$T/srv2" &
+timeout 90 ip netns exec $B "$W" tcpserver --host 10.211.0.2 --port $PORT --for 60s >"$T/srv2" &
+srv=$!
 _pids+=($!)
 wait_for "$T/srv2" '^listening' 10
 timeout 60 ip netns exec $A "$W" --wait --linger tcpclient --host 10.211.0.2 --port $PORT \
@@ -98,6 +103,7 @@ wait_for "$T/rt.work" '^roundtrips=' 30
 r1=$(retrans)
 stop "$LAT_PID"
 kill -TERM "$WORK_PID"
+kill "$srv" 2>/dev/null
 got=$(final "$T/rt.json" .tcp.retransmits)
 failed=$(final "$T/rt.json" .tcp.retransmit_failed)
 diag "retransmits: kernel TcpRetransSegs delta in $A $((r1 - r0)), latbpf $got (+ $failed attempts that failed); $(cat "$T/rt.work" | tail -1)"
