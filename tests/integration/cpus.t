@@ -31,11 +31,12 @@ done | jq -rs 'sort_by(-.bytes_memlock) | .[] | "\(.name) \(.type) \(.max_entrie
 # where the loader's memory is: its mappings of 256 KiB or more resident
 awk '/^[0-9a-f]+-[0-9a-f]+ / { name = $6 ? $6 : "[anon]"; split($1, a, "-") }
 	/^Rss:/ && $2 >= 256 { printf "  rss %6d KiB %s\n", $2, name }' /proc/"$pid"/smaps |
-	sort -k2 -nr | head -12 | while read -r l; do diag "$l"; done
+	sort -k2 -nr | head -12 | while read -r l; do diag "  $l"; done
 rss=$(awk '/^VmRSS:/ { print $2 }' /proc/"$pid"/status)
 hwm=$(awk '/^VmHWM:/ { print $2 }' /proc/"$pid"/status)
 stop "$LAT_PID"
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
+diag "  rss of $(final "$T/all.json" '.sched.threads | length') threads (--per-thread)"
 diag "$N CPUs: $maps maps, $(mib "$bytes") MiB of kernel memory (memlock); loader RSS $((rss / 1024)) MiB, peak $((hwm / 1024)) MiB"
 check "latbpf holds BPF maps ($maps)" test "$maps" -ge 10
 check "loader peak RSS within the 20 MiB budget ($((hwm / 1024)) MiB)" test "$hwm" -le $((20 << 10))

@@ -7,21 +7,23 @@ need_root
 # Burner cases: the target spins on CPU 1; a SCHED_FIFO burner on CPU 1 wakes
 # every PERIOD and spins BURST. Two shapes, so a pass is no accident.
 burner_case() { # NAME PERIOD_MS BURST_MS
-	local name=$1 period=$2 burst=$3 bp bursts J c1 c0
+	local name=$1 period=$2 burst=$3 hog bp bursts J c1 c0
 	start_work "$name" --cpu 1 hog --for 5s
-	start_latbpf "$name" --pid "$WORK_PID" --probes hiccup --threshold 2ms --no-tui \
+	hog=$WORK_PID
+	# the burner is forked, exec'd, pinned and made SCHED_FIFO before latbpf
+	# attaches (latwork --wait): its start is not among the hiccups
+	start_work "$name.burner" --cpu 1 --fifo --comm burner burner --period ${period}ms \
+		--burst ${burst}ms --for 3s
+	bp=$WORK_PID
+	start_latbpf "$name" --pid "$hog" --probes hiccup --threshold 2ms --no-tui \
 		--json "$T/$name.json"
-	kill -USR1 "$WORK_PID"
+	kill -USR1 "$hog"
 	sleep 0.2
-	# no timeout wrapper: $! must be the burner itself (it stops after 3 s)
-	"$LATWORK" --cpu 1 --fifo --comm burner burner --period ${period}ms \
-		--burst ${burst}ms --for 3s >"$T/$name.burner" &
-	bp=$!
-	_pids+=($bp)
-	wait $bp
+	kill -USR1 "$bp"
+	wait_for "$T/$name.burner.work" '^bursts=' 30
 	stop "$LAT_PID"
-	kill -TERM "$WORK_PID" 2>/dev/null
-	bursts=$(sed -n 's/^bursts=//p' "$T/$name.burner")
+	kill -TERM "$hog" 2>/dev/null
+	bursts=$(sed -n 's/^bursts=//p' "$T/$name.burner.work")
 	J=$T/$name.json
 	c1=".hiccup.cpus[] | select(.cpu == 1)"
 	c0=".hiccup.cpus[] | select(.cpu == 0)"
@@ -38,7 +40,7 @@ burner_case() { # NAME PERIOD_MS BURST_MS
 	diag "$name: $bursts bursts of ${burst}ms | cpu1 preempted=$pre p50=$p50 stolen=$stolen top='$top' pid $toppid pinned=$pinned | events $ev ($evok from the burner) | cpu0 stolen $stolen0"
 	# the slot holding BURST ms is 2^(floor(log2(BURST ms)) - 4) ns wide
 	width=$(awk -v b=$((burst * 1000000)) 'BEGIN { printf "%d", 2 ^ (int(log(b) / log(2)) - 4) }')
-	check "$name: CPU 1 is marked pinned, with the target's thread" test "$pinned" = "$WORK_PID"
+	check "$name: CPU 1 is marked pinned, with the target's thread" test "$pinned" = "$hog"
 	# others: kworkers, the test's own tools, the VM's noise; each is a real
 	# preemption of the target, their number is not under the test's control
 	# preemption, and on PREEMPT_RT also ktimers/1 and rcuc/1 at every tick

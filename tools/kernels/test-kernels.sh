@@ -98,7 +98,7 @@ CMD
 	# every failed check with the diagnostics before it, the many-CPU
 	# figures, then prove's summary
 	grep -B3 -E '^not ok' "$s/prove.txt" 2>/dev/null | grep -v '^ok ' | sed 's/^/    /'
-	grep -E '^# .*(CPUs:|  map )' "$s/prove.txt" 2>/dev/null | sed 's/^/    /'
+	grep -E '^# .*(CPUs:|  map |  rss )' "$s/prove.txt" 2>/dev/null | sed 's/^/    /'
 	sed -n '/^Test Summary Report/,$p' "$s/prove.txt" 2>/dev/null | sed 's/^/    /'
 	summary=$(grep -E '^Result: ' "$s/prove.txt" 2>/dev/null | tail -1)
 	skips=$(grep -c '# SKIP timing band under TCG' "$s/prove.txt" 2>/dev/null)
