@@ -3,6 +3,9 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 [ "$(nproc)" -ge 2 ] || { cannot_run "needs 2 CPUs"; }
+# the test's own commands (bash, grep, latbpf) run on CPU 0, off the
+# target's CPU 1: each workload pins itself (latwork --cpu)
+taskset -pc 0 $$ >/dev/null || cannot_run "taskset failed"
 
 # Burner cases: the target spins on CPU 1; a SCHED_FIFO burner on CPU 1 wakes
 # every PERIOD and spins BURST. Two shapes, so a pass is no accident.
@@ -54,8 +57,11 @@ burner_case() { # NAME PERIOD_MS BURST_MS
 			if .m == null and .c * 2 >= \$n then .m = \$b[1] else . end) | .m // 0")
 	diag "$name: $long hiccups >= $((burst / 2)).$((burst % 2 * 5)) ms, their median $medlong ns; p50 of all $p50 ns"
 	check "$name: preemption hiccups ($pre) >= bursts ($bursts)" num_le "$bursts" "$pre"
-	check "$name: hiccups of half a burst or more ($long) = bursts ($bursts), +2 at most" \
-		between "$long" "$bursts" "$((bursts + 2))"
+	check "$name: hiccups of half a burst or more ($long) >= bursts ($bursts)" \
+		num_le "$bursts" "$long"
+	# whether anything else holds the CPU for milliseconds is the machine's
+	# speed: under qemu a softirq or a kernel thread does
+	timing check "$name: ... and 2 more at most" num_le "$long" "$((bursts + 2))"
 	check "$name: their median $medlong within ${burst} ms +- (slot $width + 10%)" \
 		between "$medlong" "$((burst * 900000 - width))" "$((burst * 1100000 + width))"
 	preempt_rt ||
@@ -71,7 +77,7 @@ burner_case() { # NAME PERIOD_MS BURST_MS
 	short=$(final "$J" '[.hiccup.events[] | select(.duration_ns < 2000000)] | length')
 	extra=$(final "$J" '[.hiccup.events[] | select(.name != "burner") | "\(.name) \(.duration_ns)ns"] | join(", ")')
 	check "$name: no event below the 2 ms threshold ($short)" test "$short" = 0
-	check "$name: at most 2 events from other intruders (${extra:-none})" num_le "$((ev - evok))" 2
+	timing check "$name: at most 2 events from other intruders (${extra:-none})" num_le "$((ev - evok))" 2
 	check "$name: CPU 0 shows nothing comparable ($stolen0 ns)" num_le "$stolen0" "$((stolen / 20))"
 }
 burner_case burn100x5 100 5
