@@ -3,6 +3,7 @@
  * percentiles. The bucket layout itself is include/latbpf/hist.h. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include "lat.h"
 
 const double lat_pcts[LAT_NR_PCTS] = { 50, 90, 99, 99.9, 99.99 };
@@ -33,25 +34,23 @@ void lat_hist_merge(struct lat_hist *dst, const struct lat_hist *src)
  * minimum or maximum, and otherwise the bounds of the interval's lowest and
  * highest non-empty slot (within one slot width).
  */
-void lat_hist_delta(struct lat_hist *iv, const struct lat_hist *now,
-		    const struct lat_hist *before)
+/* iv's min and max from its slots (already the difference) and the two
+ * snapshots' exact bounds: now and before are their headers */
+static void delta_bounds(struct lat_hist *iv, const struct lat_hist_head *now,
+			 const struct lat_hist_head *before)
 {
 	__u32 i, lo = LAT_HIST_SLOTS, hi = 0;
 
-	iv->count = now->count - before->count;
-	iv->sum = now->sum - before->sum;
-	iv->overflow = now->overflow - before->overflow;
+	iv->min = iv->max = 0;
+	if (iv->count == 0)
+		return;
 	for (i = 0; i < LAT_HIST_SLOTS; i++) {
-		iv->slots[i] = now->slots[i] - before->slots[i];
 		if (iv->slots[i]) {
 			if (lo == LAT_HIST_SLOTS)
 				lo = i;
 			hi = i;
 		}
 	}
-	iv->min = iv->max = 0;
-	if (iv->count == 0)
-		return;
 	if (before->count == 0 || now->min < before->min)
 		iv->min = now->min;
 	else
@@ -64,6 +63,108 @@ void lat_hist_delta(struct lat_hist *iv, const struct lat_hist *now,
 		iv->max = now->max;
 	if (iv->min < now->min)
 		iv->min = now->min;
+}
+
+static struct lat_hist_head head_of(const struct lat_hist *h)
+{
+	return (struct lat_hist_head){ h->count, h->sum, h->min, h->max, h->overflow };
+}
+
+void lat_hist_delta(struct lat_hist *iv, const struct lat_hist *now,
+		    const struct lat_hist *before)
+{
+	struct lat_hist_head n = head_of(now), b = head_of(before);
+	__u32 i;
+
+	iv->count = now->count - before->count;
+	iv->sum = now->sum - before->sum;
+	iv->overflow = now->overflow - before->overflow;
+	for (i = 0; i < LAT_HIST_SLOTS; i++)
+		iv->slots[i] = now->slots[i] - before->slots[i];
+	delta_bounds(iv, &n, &b);
+}
+
+/*
+ * Packed: the header and the non-empty slots only, for the histograms the
+ * loader keeps by the thousand (one set per thread): a thread's few dozen
+ * slots in a few hundred bytes instead of 5 KiB. Layout after the header:
+ * __u16 slot[nz], padding to 8 bytes, __u64 n[nz].
+ */
+static __u16 *packed_slots(const struct lat_hist_packed *p)
+{
+	return (__u16 *)(p + 1);
+}
+
+static __u64 *packed_counts(const struct lat_hist_packed *p)
+{
+	return (__u64 *)((char *)(p + 1) + ((2 * (size_t)p->nz + 7) & ~(size_t)7));
+}
+
+size_t lat_hist_packed_size(const struct lat_hist *h)
+{
+	size_t nz = 0;
+	__u32 i;
+
+	for (i = 0; h->count && i < LAT_HIST_SLOTS; i++)
+		nz += h->slots[i] != 0;
+	return sizeof(struct lat_hist_packed) + ((2 * nz + 7) & ~(size_t)7) + 8 * nz;
+}
+
+void lat_hist_pack(struct lat_hist_packed *p, const struct lat_hist *h)
+{
+	__u32 i, k = 0;
+	__u16 *slot;
+	__u64 *n;
+
+	p->h = head_of(h);
+	p->nz = 0;
+	for (i = 0; h->count && i < LAT_HIST_SLOTS; i++)
+		p->nz += h->slots[i] != 0;
+	slot = packed_slots(p);
+	n = packed_counts(p);
+	for (i = 0; h->count && i < LAT_HIST_SLOTS; i++) {
+		if (!h->slots[i])
+			continue;
+		slot[k] = (__u16)i;
+		n[k++] = h->slots[i];
+	}
+}
+
+void lat_hist_unpack(struct lat_hist *h, const struct lat_hist_packed *p)
+{
+	const __u16 *slot = packed_slots(p);
+	const __u64 *n = packed_counts(p);
+	__u32 k;
+
+	memset(h, 0, sizeof(*h));
+	h->count = p->h.count;
+	h->sum = p->h.sum;
+	h->min = p->h.min;
+	h->max = p->h.max;
+	h->overflow = p->h.overflow;
+	for (k = 0; k < p->nz; k++)
+		h->slots[slot[k]] = n[k];
+}
+
+void lat_hist_delta_packed(struct lat_hist *iv, const struct lat_hist_packed *now,
+			   const struct lat_hist_packed *before)
+{
+	static const struct lat_hist_packed zero;
+	const __u16 *slot;
+	const __u64 *n;
+	__u32 k;
+
+	if (!before)
+		before = &zero;
+	lat_hist_unpack(iv, now);
+	iv->count -= before->h.count;
+	iv->sum -= before->h.sum;
+	iv->overflow -= before->h.overflow;
+	slot = packed_slots(before);
+	n = packed_counts(before);
+	for (k = 0; k < before->nz; k++)
+		iv->slots[slot[k]] -= n[k];
+	delta_bounds(iv, &now->h, &before->h);
 }
 
 /*

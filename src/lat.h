@@ -167,6 +167,23 @@ void *lat_table_get(struct lat_table *t, const void *key, bool *fresh);
 void lat_hist_merge(struct lat_hist *dst, const struct lat_hist *src);
 void lat_hist_delta(struct lat_hist *iv, const struct lat_hist *now,
 		    const struct lat_hist *before);
+/* A histogram's header and its non-empty slots only (hist.c): what the
+ * loader keeps per thread, where thousands of mostly empty 5 KiB
+ * histograms would be tens of MiB */
+struct lat_hist_head {
+	__u64 count, sum, min, max, overflow;
+};
+struct lat_hist_packed {
+	struct lat_hist_head h;
+	__u32 nz;	/* non-empty slots, stored after this header */
+	__u32 _pad;
+};
+size_t lat_hist_packed_size(const struct lat_hist *h);	/* bytes lat_hist_pack() writes */
+void lat_hist_pack(struct lat_hist_packed *p, const struct lat_hist *h);
+void lat_hist_unpack(struct lat_hist *h, const struct lat_hist_packed *p);
+/* the interval between two packed histograms; before NULL: since nothing */
+void lat_hist_delta_packed(struct lat_hist *iv, const struct lat_hist_packed *now,
+			   const struct lat_hist_packed *before);
 __u64 lat_hist_percentile(const struct lat_hist *h, double pct);
 extern const double lat_pcts[];
 extern const char *const lat_pct_names[];

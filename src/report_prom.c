@@ -35,6 +35,7 @@ struct expo {
 	struct sample *a;
 	size_t n, cap;
 	bool oom;
+	struct lat_hist *tmp;	/* a packed histogram, unpacked */
 };
 
 static void add(struct expo *x, const char *name, const char *type, const char *help,
@@ -166,7 +167,7 @@ static void seconds(FILE *f, unsigned long long ns, bool in_seconds)
 static void histogram(struct expo *x, const struct lat_node *n)
 {
 	bool ns = n->unit == LAT_UNIT_NS;
-	const struct lat_hist *h = n->v.h.run;
+	const struct lat_hist *h;
 	char name[256], *labels = NULL, *text = NULL;
 	size_t llen = 0, tlen = 0;
 	unsigned long long cum = 0;
@@ -174,6 +175,11 @@ static void histogram(struct expo *x, const struct lat_node *n)
 	FILE *lf, *f;
 	int k, half;
 
+	if ((n->flags & LAT_F_PACKED) && !x->tmp && !(x->tmp = malloc(sizeof(*x->tmp)))) {
+		x->oom = true;
+		return;
+	}
+	h = lat_node_run(n, x->tmp);
 	if (!naming(x, n, n->key, name, sizeof(name) - 16, &labels, &llen, &lf)) {
 		if (lf)
 			fclose(lf);
@@ -358,6 +364,7 @@ char *lat_prom_render(const struct lat_snap *s, size_t *len)
 		free(x.a[i].text);
 	}
 	free(x.a);
+	free(x.tmp);
 	return buf;
 }
 

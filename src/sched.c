@@ -34,16 +34,33 @@ static const struct lat_family_opt sched_options[] = {
 	{ NULL },
 };
 
+/* A thread as the loader keeps it between polls: its histograms packed
+ * (lat_hist_pack) into its set's blob, a few hundred bytes where the
+ * kernel's value is 16 KB: thousands of threads stay a few MiB. */
+struct thread_rec {
+	__u32 tid, tgid;
+	char comm[16];
+	__u64 voluntary, involuntary;
+	size_t off[LAT_SCHED_NR_HIST];	/* into blob */
+};
+
+struct thread_set {
+	struct thread_rec *t;
+	size_t n, cap;
+	char *blob;
+	size_t used, size;
+};
+
 struct sched {
 	struct sched_bpf *skel;
 	const struct lat_run *run;
 	struct sched_cfg cfg;
 	bool btf;			/* tp_btf + task storage, else raw_tp */
-	struct lat_sched_cpu *percpu;	/* one lookup: a value per CPU */
-	struct lat_sched_cpu *cpu_now, *cpu_before; /* per CPU, cumulative */
+	/* per CPU, cumulative: one lookup reads every CPU's value into
+	 * cpu_now, after the last poll's moved to cpu_before */
+	struct lat_sched_cpu *cpu_now, *cpu_before;
 	struct lat_sched_cpu now, before, iv;	/* merged */
-	struct lat_sched_thread *th_now, *th_before;
-	size_t n_now, n_before;
+	struct thread_set th_now, th_before;
 	struct lat_sched_thread scratch;
 	char mode[320];
 };
@@ -67,12 +84,10 @@ static int sched_open(const struct lat_run *run, const void *cfg, void **priv)
 		return -ENOMEM;
 	s->run = run;
 	s->cfg = *(const struct sched_cfg *)cfg;
-	s->percpu = calloc(run->ncpus, sizeof(*s->percpu));
 	s->cpu_now = calloc(run->ncpus, sizeof(*s->cpu_now));
 	s->cpu_before = calloc(run->ncpus, sizeof(*s->cpu_before));
-	if (!s->percpu || !s->cpu_now || !s->cpu_before ||
+	if (!s->cpu_now || !s->cpu_before ||
 	    (err = lat_schedcore_join(run->schedcore, sched_configure, s))) {
-		free(s->percpu);
 		free(s->cpu_now);
 		free(s->cpu_before);
 		free(s);
@@ -115,67 +130,99 @@ static void cpu_merge(struct lat_sched_cpu *dst, const struct lat_sched_cpu *src
 
 static int cmp_tid(const void *a, const void *b)
 {
-	const struct lat_sched_thread *x = a, *y = b;
+	const struct thread_rec *x = a, *y = b;
 
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
-struct thread_list {
-	struct lat_sched_thread *t;
-	size_t n, cap;
-};
+static void set_free(struct thread_set *ts)
+{
+	free(ts->t);
+	free(ts->blob);
+	memset(ts, 0, sizeof(*ts));
+}
 
+static const struct lat_hist_packed *set_hist(const struct thread_set *ts,
+					      const struct thread_rec *t, int k)
+{
+	return (const struct lat_hist_packed *)(ts->blob + t->off[k]);
+}
+
+/* one map entry into the set being built: its record and packed histograms */
 static int add_thread(const void *key, void *value, void *ctx)
 {
-	struct thread_list *l = ctx;
+	const struct lat_sched_thread *v = value;
+	struct thread_set *ts = ctx;
+	struct thread_rec *t;
+	size_t need = 0, sz[LAT_SCHED_NR_HIST];
+	int k;
 
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 16;
-		struct lat_sched_thread *t = realloc(l->t, cap * sizeof(*t));
+	for (k = 0; k < LAT_SCHED_NR_HIST; k++)
+		need += sz[k] = lat_hist_packed_size(&v->h[k]);
+	if (ts->n == ts->cap) {
+		size_t cap = ts->cap ? 2 * ts->cap : 64;
 
-		if (!t)
+		if (!(t = realloc(ts->t, cap * sizeof(*t))))
 			return -ENOMEM;
-		l->t = t;
-		l->cap = cap;
+		ts->t = t;
+		ts->cap = cap;
 	}
-	memcpy(&l->t[l->n++], value, sizeof(*l->t));
+	if (ts->used + need > ts->size) {
+		size_t size = 2 * ts->size > ts->used + need ? 2 * ts->size : ts->used + need + 65536;
+		char *b = realloc(ts->blob, size);
+
+		if (!b)
+			return -ENOMEM;
+		ts->blob = b;
+		ts->size = size;
+	}
+	t = &ts->t[ts->n++];
+	t->tid = v->tid;
+	t->tgid = v->tgid;
+	memcpy(t->comm, v->comm, sizeof(t->comm));
+	t->voluntary = v->voluntary;
+	t->involuntary = v->involuntary;
+	for (k = 0; k < LAT_SCHED_NR_HIST; k++) {
+		t->off[k] = ts->used;
+		lat_hist_pack((struct lat_hist_packed *)(ts->blob + ts->used), &v->h[k]);
+		ts->used += sz[k];
+	}
 	return 0;
 }
 
 static int poll_threads(struct sched *s)
 {
-	struct thread_list l = { 0 };
+	struct thread_set ts = { 0 };
 	int err = lat_map_each(bpf_map__fd(s->skel->maps.sched_threads), sizeof(__u32),
-			       &s->scratch, add_thread, &l);
+			       &s->scratch, add_thread, &ts);
 
 	if (err) {
-		free(l.t);
+		set_free(&ts);
 		return err;
 	}
-	qsort(l.t, l.n, sizeof(*l.t), cmp_tid);
-	free(s->th_before);
+	qsort(ts.t, ts.n, sizeof(*ts.t), cmp_tid);
+	set_free(&s->th_before);
 	s->th_before = s->th_now;
-	s->n_before = s->n_now;
-	s->th_now = l.t;
-	s->n_now = l.n;
+	s->th_now = ts;
 	return 0;
 }
 
 static int sched_poll(void *priv)
 {
 	struct sched *s = priv;
+	struct lat_sched_cpu *c = s->cpu_before;
 	__u32 key = 0;
 	int i, err;
 
-	err = bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.sched_cpu), &key, s->percpu);
+	s->cpu_before = s->cpu_now;
+	s->cpu_now = c;
+	err = bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.sched_cpu), &key, s->cpu_now);
 	if (err)
 		return -errno;
 	s->before = s->now;
 	memset(&s->now, 0, sizeof(s->now));
 	for (i = 0; i < s->run->ncpus; i++)
-		cpu_merge(&s->now, &s->percpu[i]);
-	memcpy(s->cpu_before, s->cpu_now, s->run->ncpus * sizeof(*s->cpu_now));
-	memcpy(s->cpu_now, s->percpu, s->run->ncpus * sizeof(*s->cpu_now));
+		cpu_merge(&s->now, &s->cpu_now[i]);
 	s->iv.voluntary = s->now.voluntary - s->before.voluntary;
 	s->iv.involuntary = s->now.involuntary - s->before.involuntary;
 	s->iv.unseen = s->now.unseen - s->before.unseen;
@@ -191,29 +238,24 @@ static const char *const hist_title[LAT_SCHED_NR_HIST] = {
 	"off-CPU, blocked (D and other), switched out -> woken",
 };
 
-static bool any_change(const struct lat_sched_thread *t, const struct lat_sched_thread *b)
-{
-	for (int k = 0; k < LAT_SCHED_NR_HIST; k++)
-		if (t->h[k].count != b->h[k].count)
-			return true;
-	return false;
-}
-
 static void publish_threads(struct sched *s, struct lat_snap *snap)
 {
-	static const struct lat_sched_thread zero;
-	const struct lat_sched_thread *t, *b;
+	const struct thread_set *now = &s->th_now, *bs = &s->th_before;
+	const struct thread_rec *t, *b;
 	char tid[16], tag[24];
 	size_t i;
 	int k;
 
 	lat_pub_flags(lat_pub_list(snap, "threads", "per thread"), LAT_F_BREAKDOWN);
-	for (i = 0; i < s->n_now; i++) {
-		t = &s->th_now[i];
-		b = bsearch(t, s->th_before, s->n_before, sizeof(*t), cmp_tid);
-		if (!b)
-			b = &zero;
-		lat_pub_item(snap, any_change(t, b), true);
+	for (i = 0; i < now->n; i++) {
+		bool changed = false;
+
+		t = &now->t[i];
+		b = bsearch(t, bs->t, bs->n, sizeof(*t), cmp_tid);
+		for (k = 0; k < LAT_SCHED_NR_HIST; k++)
+			changed |= set_hist(now, t, k)->h.count !=
+				   (b ? set_hist(bs, b, k)->h.count : 0);
+		lat_pub_item(snap, changed, true);
 		snprintf(tid, sizeof(tid), "%u", t->tid);
 		snprintf(tag, sizeof(tag), "thread.%u", t->tid);
 		lat_pub_label(snap, "tid", tid, tag);
@@ -221,9 +263,11 @@ static void publish_threads(struct sched *s, struct lat_snap *snap)
 		lat_pub_num(snap, "pid", t->tgid);
 		lat_pub_str(snap, "comm", t->comm);
 		for (k = 0; k < LAT_SCHED_NR_HIST; k++)
-			lat_pub_hist(snap, hist_key[k], hist_title[k], &t->h[k], &b->h[k]);
-		lat_pub_count(snap, "voluntary", t->voluntary - b->voluntary, t->voluntary);
-		lat_pub_count(snap, "involuntary", t->involuntary - b->involuntary,
+			lat_pub_hist_packed(snap, hist_key[k], hist_title[k], set_hist(now, t, k),
+					    b ? set_hist(bs, b, k) : NULL);
+		lat_pub_count(snap, "voluntary", t->voluntary - (b ? b->voluntary : 0),
+			      t->voluntary);
+		lat_pub_count(snap, "involuntary", t->involuntary - (b ? b->involuntary : 0),
 			      t->involuntary);
 		lat_pub_end(snap);
 	}
@@ -285,11 +329,10 @@ static void sched_destroy(void *priv)
 	if (!s)
 		return;
 	lat_schedcore_leave(s->run->schedcore);
-	free(s->percpu);
 	free(s->cpu_now);
 	free(s->cpu_before);
-	free(s->th_now);
-	free(s->th_before);
+	set_free(&s->th_now);
+	set_free(&s->th_before);
 	free(s);
 }
 

@@ -182,6 +182,20 @@ struct lat_node *lat_pub_bytes(struct lat_snap *s, const char *key, const char *
 	return hist(s, key, title, LAT_UNIT_BYTES, run, before);
 }
 
+struct lat_node *lat_pub_hist_packed(struct lat_snap *s, const char *key, const char *title,
+				     const struct lat_hist_packed *run,
+				     const struct lat_hist_packed *before)
+{
+	struct lat_node *n = hist(s, key, title, LAT_UNIT_NS, NULL, NULL);
+
+	if (n) {
+		n->flags |= LAT_F_PACKED;
+		n->v.hp.run = run;
+		n->v.hp.before = before;
+	}
+	return n;
+}
+
 static struct lat_node *pair(struct lat_snap *s, enum lat_kind kind, const char *key,
 			     unsigned long long iv, unsigned long long run)
 {
@@ -328,8 +342,20 @@ struct lat_node *lat_snap_find(const struct lat_node *obj, const char *key)
 	return NULL;
 }
 
+const struct lat_hist *lat_node_run(const struct lat_node *n, struct lat_hist *buf)
+{
+	if (!(n->flags & LAT_F_PACKED))
+		return n->v.h.run;
+	lat_hist_unpack(buf, n->v.hp.run);
+	return buf;
+}
+
 const struct lat_hist *lat_node_iv(const struct lat_node *n, struct lat_hist *iv)
 {
+	if (n->flags & LAT_F_PACKED) {
+		lat_hist_delta_packed(iv, n->v.hp.run, n->v.hp.before);
+		return iv;
+	}
 	if (!n->v.h.before)
 		return n->v.h.run;
 	lat_hist_delta(iv, n->v.h.run, n->v.h.before);
@@ -481,11 +507,11 @@ void lat_snap_walk(const struct lat_node *n, struct lat_emit *e)
 			free(items);
 		break;
 	case LAT_HIST:
-		iv = malloc(sizeof(*iv));
+		iv = malloc(2 * sizeof(*iv));	/* the interval; a packed run */
 		if (!iv)
 			break;
 		(n->unit == LAT_UNIT_BYTES ? e->ops->bytes : e->ops->hist)(
-			e, n->key, n->title, lat_node_iv(n, iv), n->v.h.run);
+			e, n->key, n->title, lat_node_iv(n, iv), lat_node_run(n, iv + 1));
 		free(iv);
 		break;
 	case LAT_COUNT:

@@ -37,6 +37,7 @@ enum lat_unit { LAT_UNIT_NS, LAT_UNIT_BYTES, LAT_UNIT_TICKS };
 #define LAT_F_GAUGE	0x20	/* count: a rate, not a running total */
 #define LAT_F_PROV	0x40	/* provenance, not a measurement */
 #define LAT_F_BREAKDOWN	0x80	/* list: its items break down totals published beside it */
+#define LAT_F_PACKED	0x100	/* hist: holds packed histograms (v.hp) */
 
 struct lat_node {
 	struct lat_node *next, *child, *last, *parent;
@@ -54,6 +55,7 @@ struct lat_node {
 	int decimals;		/* LAT_REAL */
 	union {
 		struct { const struct lat_hist *run, *before; } h;
+		struct { const struct lat_hist_packed *run, *before; } hp;
 		struct { unsigned long long iv, run; } c;
 		long long num;
 		double real;
@@ -97,6 +99,10 @@ struct lat_node *lat_pub_hist(struct lat_snap *s, const char *key, const char *t
 			      const struct lat_hist *run, const struct lat_hist *before);
 struct lat_node *lat_pub_bytes(struct lat_snap *s, const char *key, const char *title,
 			       const struct lat_hist *run, const struct lat_hist *before);
+/* a histogram kept packed (per-thread ones); before NULL: since the start */
+struct lat_node *lat_pub_hist_packed(struct lat_snap *s, const char *key, const char *title,
+				     const struct lat_hist_packed *run,
+				     const struct lat_hist_packed *before);
 struct lat_node *lat_pub_count(struct lat_snap *s, const char *key,
 			       unsigned long long iv, unsigned long long run);
 struct lat_node *lat_pub_dur(struct lat_snap *s, const char *key,
@@ -126,6 +132,8 @@ void lat_snap_publish_drops(struct lat_snap *s);
 struct lat_node *lat_snap_find(const struct lat_node *obj, const char *key);
 /* the interval of a LAT_HIST node, into *iv (the run's when it has no before) */
 const struct lat_hist *lat_node_iv(const struct lat_node *n, struct lat_hist *iv);
+/* the run of a LAT_HIST node: its own, or unpacked into *buf */
+const struct lat_hist *lat_node_run(const struct lat_node *n, struct lat_hist *buf);
 
 /* The items of a list a view shows, in the order it shows them: visible in
  * the view (run or interval), ranked, cut to max (0: the list's keep).

@@ -185,6 +185,31 @@ int main(void)
 	   "delta: max within the slot of the true max (%llu vs %llu)",
 	   (unsigned long long)iv.max, (unsigned long long)u.max);
 
+	/* packed: the same histogram, the same interval, in far fewer bytes */
+	{
+		struct lat_hist_packed *pa = malloc(lat_hist_packed_size(&a));
+		struct lat_hist_packed *pb = malloc(lat_hist_packed_size(&b));
+		struct lat_hist back, iv2;
+
+		lat_hist_pack(pa, &a);
+		lat_hist_pack(pb, &b);
+		lat_hist_unpack(&back, pb);
+		ok(!memcmp(&back, &b, sizeof(b)), "pack, unpack: byte for byte (%u slots in %zu bytes)",
+		   pb->nz, lat_hist_packed_size(&b));
+		lat_hist_delta_packed(&iv2, pb, pa);
+		ok(!memcmp(&iv2, &iv, sizeof(iv)), "delta of packed = delta of dense");
+		lat_hist_delta_packed(&iv2, pb, NULL);
+		ok(!memcmp(&iv2, &b, sizeof(b)), "delta of packed from nothing = the run");
+		memset(&back, 0, sizeof(back));
+		free(pa);
+		pa = malloc(lat_hist_packed_size(&back));
+		lat_hist_pack(pa, &back);
+		ok(pa->nz == 0 && lat_hist_packed_size(&back) == sizeof(*pa),
+		   "an empty histogram packs to its header");
+		free(pa);
+		free(pb);
+	}
+
 	/* overflow counted, never clipped */
 	memset(&a, 0, sizeof(a));
 	lat_hist_record(&a, 5);
