@@ -11,7 +11,9 @@ taskset -pc 0 $$ >/dev/null || cannot_run "taskset failed"
 # every PERIOD and spins BURST. Two shapes, so a pass is no accident.
 burner_case() { # NAME PERIOD_MS BURST_MS
 	local name=$1 period=$2 burst=$3 hog bp bursts J c1 c0
-	start_work "$name" --cpu 1 hog --for 5s
+	# (spinning until killed: under qemu a 5 s spin ended before latbpf's
+	# last poll, which then found no pinned target thread)
+	start_work "$name" --cpu 1 hog --for 60s
 	hog=$WORK_PID
 	# the burner is forked, exec'd, pinned and made SCHED_FIFO before latbpf
 	# attaches (latwork --wait): its start is not among the hiccups
@@ -62,10 +64,17 @@ burner_case() { # NAME PERIOD_MS BURST_MS
 	# whether anything else holds the CPU for milliseconds is the machine's
 	# speed: under qemu a softirq or a kernel thread does
 	timing check "$name: ... and 2 more at most" num_le "$long" "$((bursts + 2))"
-	check "$name: their median $medlong within ${burst} ms +- (slot $width + 10%)" \
-		between "$medlong" "$((burst * 900000 - width))" "$((burst * 1100000 + width))"
+	check "$name: their median $medlong >= ${burst} ms - (slot $width + 10%)" \
+		num_le "$((burst * 900000 - width))" "$medlong"
+	# a kernel thread that runs on right after a burst lengthens that wait:
+	# under qemu by a large part of a millisecond
+	timing check "$name: ... and <= ${burst} ms + (slot $width + 10%)" \
+		num_le "$medlong" "$((burst * 1100000 + width))"
+	# the other preemptions are few and short on a generic kernel, so the
+	# median of all is a burst; on PREEMPT_RT ktimers/1 and rcuc/1 outnumber
+	# the bursts, and under qemu so do kworkers and softirq threads
 	preempt_rt ||
-		check "$name: p50 of all $p50 within ${burst} ms +- (slot $width + 10%)" \
+		timing check "$name: p50 of all $p50 within ${burst} ms +- (slot $width + 10%)" \
 			between "$p50" "$((burst * 900000 - width))" "$((burst * 1100000 + width))"
 	timing check "$name: stolen $stolen ns = $bursts x ${burst} ms +- 15%" \
 		between "$stolen" "$((bursts * burst * 850000))" "$((bursts * burst * 1150000))"
@@ -118,20 +127,32 @@ check "wakeup: the hog's share is positive ($hogns ns)" num_le 1 "$hogns"
 # them are moved into the hash while charged; the run's totals must still add
 # up: with one target, every ns it waited is charged to exactly one
 # intruder (a task, or an interrupt inside the wait).
+# The burners are all started (and waiting, latwork --wait) before latbpf
+# attaches, then released at once: 120 forks and execs are not what is
+# measured (under qemu they take seconds).
 NB=120
-start_work many --cpu 1 hog --for 6s
-start_latbpf many --pid "$WORK_PID" --probes hiccup --no-tui --json "$T/many.json"
-kill -USR1 "$WORK_PID"
-bps=()
+start_work many --cpu 1 hog --for 60s
+hog=$WORK_PID
 for ((i = 0; i < NB; i++)); do
-	timeout 20 "$LATWORK" --cpu 1 --comm "b$i" burner --period 50ms --burst 200us \
-		--for 2s >/dev/null &
-	bps+=($!)
+	timeout -s KILL 90 "$LATWORK" --wait --cpu 1 --comm "b$i" burner --period 50ms \
+		--burst 200us --for 2s >"$T/many-b$i.work" 2>&1 &
+	_pids+=($!)
 done
-_pids+=("${bps[@]}")
-wait "${bps[@]}"
+for ((i = 0; i < 600; i++)); do
+	[ "$(cat "$T"/many-b*.work 2>/dev/null | grep -c '^ready')" -ge $NB ] && break
+	sleep 0.1
+done
+bps=($(sed -n 's/^ready //p' "$T"/many-b*.work))
+ok $((${#bps[@]} != NB)) "many: $NB burners ready (${#bps[@]})"
+start_latbpf many --pid "$hog" --probes hiccup --no-tui --json "$T/many.json"
+kill -USR1 "$hog"
+kill -USR1 "${bps[@]}"
+for ((i = 0; i < 600; i++)); do
+	[ "$(cat "$T"/many-b*.work | grep -c '^bursts=')" -ge $NB ] && break
+	sleep 0.1
+done
 stop "$LAT_PID"
-kill -TERM "$WORK_PID" 2>/dev/null
+kill -TERM "$hog" 2>/dev/null
 J=$T/many.json
 c1=".hiccup.cpus[] | select(.cpu == 1)"
 nin=$(final "$J" "$c1 | .intruders")
@@ -144,10 +165,13 @@ diag "many: cpu1 $nin intruders, $inns ns charged; $pre preemptions, waits $wait
 # to run while the target waits; past the 64 cache slots is what is tested
 check "many: more intruders ($nin) than a CPU's 64 cache slots" num_le 65 "$nin"
 timing check "many: ... every one of the $NB burners among them ($nin)" num_le $NB "$nin"
-check "many: the target waited ($pre preemptions, $waits ns)" num_le 100 "$pre"
-# an interrupt that began before a wait is charged whole: a few us each
-check "many: charged $inns ns = waited $waits ns (+-1%)" \
-	between "$inns" "$((waits * 99 / 100))" "$((waits * 101 / 100))"
+check "many: the target waited ($pre preemptions, $waits ns)" num_le 20 "$pre"
+# interrupts are charged too when they hit the target on CPU (irq_ns,
+# softirq_ns, nmi_ns): under qemu's slow virtio, ten times the waits. An
+# interrupt that began before a wait is charged whole: a few us each.
+intr=$(final "$J" "$c1 | .irq_ns + .softirq_ns + .nmi_ns")
+check "many: charged $inns ns = waited $waits ns + interrupted on CPU $intr ns (+-1%)" \
+	between "$inns" "$(((waits + intr) * 99 / 100))" "$(((waits + intr) * 101 / 100))"
 timing check "many: the top intruders are the burners ($topb of 20)" num_le 15 "$topb"
 
 # Interrupts: the target spins on CPU 1; TCP traffic on CPU 0 in a network
@@ -156,7 +180,7 @@ timing check "many: the top intruders are the burners ($topb of 20)" num_le 15 "
 NS=latbpf-hiccup-$$
 ip netns add $NS && ip netns exec $NS sh -c 'ip link set lo up && echo 2 > /sys/class/net/lo/queues/rx-0/rps_cpus'
 ok $? "netns $NS with RPS to CPU 1"
-start_work irq --cpu 1 hog --for 5s
+start_work irq --cpu 1 hog --for 60s
 start_latbpf irq --pid "$WORK_PID" --probes hiccup --no-tui --json "$T/irq.json"
 kill -USR1 "$WORK_PID"
 timeout 20 ip netns exec $NS "$LATWORK" --cpu 0 tcp --for 2s >"$T/irq.tcp"
