@@ -91,6 +91,18 @@ struct {
 	__uint(max_entries, 256 * 1024);
 } hc_events SEC(".maps");
 
+/* A charge that found the hash full: counted on its CPU (rare: only then
+ * is hc_cpu looked up here). */
+static __always_inline void hc_lost(__u32 cpu, __u64 n, __u64 ns)
+{
+	struct lat_hc_cpu *c = bpf_map_lookup_elem(&hc_cpu, &cpu);
+
+	if (c) {
+		c->intruders_lost += n;
+		c->intruders_lost_ns += ns;
+	}
+}
+
 /* The hash entry of (cpu, who, id), created zeroed; NULL when full. */
 static __always_inline struct lat_hc_intruder *hc_entry(__u32 cpu, __u32 who, __u32 id)
 {
@@ -121,8 +133,10 @@ static __always_inline void hc_charge_intr(__u32 cpu, struct hc_state *s, __u32 
 {
 	struct lat_hc_intruder *v = hc_entry(cpu, who, id);
 
-	if (!v)
+	if (!v) {
+		hc_lost(cpu, 1, ns);
 		return;
+	}
 	if (!v->count && name)
 		bpf_probe_read_kernel_str(v->name, sizeof(v->name), name);
 	v->count++;
@@ -137,8 +151,10 @@ static __always_inline void hc_slot_move(__u32 cpu, struct lat_hc_slot *sl)
 {
 	struct lat_hc_intruder *v = hc_entry(cpu, sl->who, sl->id);
 
-	if (!v)
+	if (!v) {
+		hc_lost(cpu, sl->count, sl->total_ns);
 		return;
+	}
 	__builtin_memcpy(v->name, sl->name, sizeof(v->name));	/* the newer name */
 	v->count += sl->count;
 	v->total_ns += sl->total_ns;

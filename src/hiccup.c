@@ -84,6 +84,16 @@ static int on_event(void *ctx, void *data, size_t len)
 	return 0;
 }
 
+/* The intruder hash's keys: LATBPF_HC_INTRUDERS makes it small, so the
+ * tests can fill it and see the loss counted (README, "Environment"). */
+static __u32 intruders_max(void)
+{
+	const char *env = getenv("LATBPF_HC_INTRUDERS");
+	unsigned long n = env ? strtoul(env, NULL, 10) : 0;
+
+	return n >= 1 && n <= LAT_HC_MAX_INTRUDERS ? (__u32)n : LAT_HC_MAX_INTRUDERS;
+}
+
 static void hiccup_configure(struct sched_bpf *skel, void *priv, bool btf)
 {
 	struct hiccup *h = priv;
@@ -95,7 +105,7 @@ static void hiccup_configure(struct sched_bpf *skel, void *priv, bool btf)
 	skel->rodata->threshold_ns = h->cfg.threshold_ns;
 	bpf_map__set_max_entries(skel->maps.hc_state, n);
 	bpf_map__set_max_entries(skel->maps.hc_cpu, n);
-	bpf_map__set_max_entries(skel->maps.hc_intruders, LAT_HC_MAX_INTRUDERS);
+	bpf_map__set_max_entries(skel->maps.hc_intruders, intruders_max());
 	bpf_map__set_max_entries(skel->maps.hc_cache, n);
 	bpf_map__set_max_entries(skel->maps.hc_events, 256 * 1024);
 	bpf_program__set_autoload(skel->progs.hiccup_irq_entry, true);
@@ -491,6 +501,12 @@ static void publish_cpu(struct hiccup *h, struct lat_snap *s, __u32 c, bool iv, 
 				    now->events_lost), LAT_F_NONZERO | LAT_F_DROP);
 	lat_pub_flags(lat_pub_count(s, "unseen", now->unseen - b->unseen, now->unseen),
 		      LAT_F_NONZERO);
+	/* stolen time whose intruder the full hash could not take */
+	lat_pub_flags(lat_pub_count(s, "intruders_lost", now->intruders_lost - b->intruders_lost,
+				    now->intruders_lost), LAT_F_NONZERO | LAT_F_DROP);
+	if (now->intruders_lost)
+		lat_pub_dur(s, "intruders_lost_ns", now->intruders_lost_ns - b->intruders_lost_ns,
+			    now->intruders_lost_ns);
 	publish_top(h, s, c);
 	lat_pub_end(s);
 }

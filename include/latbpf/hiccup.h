@@ -38,7 +38,11 @@ struct lat_hc_cpu {
 	__u64 unseen;		/* waits whose end the kernel never traced */
 	struct lat_hist task_hist;	/* PREEMPTED and WAKEUP intervals */
 	struct lat_hist intr_hist;	/* IRQ, SOFTIRQ and NMI intervals */
-	__u64 _pad[2];		/* whole cache lines: CPUs' entries share none */
+	/* charges that found hc_intruders full: how many, and their time (the
+	 * stolen time is still counted above, only its intruder is lost). With
+	 * them the 16 bytes above make whole cache lines: CPUs share none. */
+	__u64 intruders_lost;
+	__u64 intruders_lost_ns;
 };
 _Static_assert(sizeof(struct lat_hc_cpu) == 8 * (2 * LAT_HC_NR_KINDS + 2 + 2) +
 		       2 * sizeof(struct lat_hist), "lat_hc_cpu layout is shared with BPF");

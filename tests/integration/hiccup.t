@@ -144,6 +144,11 @@ for ((i = 0; i < 600; i++)); do
 done
 bps=($(sed -n 's/^ready //p' "$T"/many-b*.work))
 ok $((${#bps[@]} != NB)) "many: $NB burners ready (${#bps[@]})"
+# a second latbpf on the same target, its intruder hash cut to 8 keys
+# (LATBPF_HC_INTRUDERS): the charges it cannot take must be counted
+LATBPF_HC_INTRUDERS=8 start_latbpf small --pid "$hog" --probes hiccup --no-tui \
+	--json "$T/small.json"
+small=$LAT_PID
 start_latbpf many --pid "$hog" --probes hiccup --no-tui --json "$T/many.json"
 kill -USR1 "$hog"
 kill -USR1 "${bps[@]}"
@@ -152,6 +157,7 @@ for ((i = 0; i < 600; i++)); do
 	sleep 0.1
 done
 stop "$LAT_PID"
+stop "$small"
 kill -TERM "$hog" 2>/dev/null
 J=$T/many.json
 c1=".hiccup.cpus[] | select(.cpu == 1)"
@@ -173,6 +179,24 @@ intr=$(final "$J" "$c1 | .irq_ns + .softirq_ns + .nmi_ns")
 check "many: charged $inns ns = waited $waits ns + interrupted on CPU $intr ns (+-1%)" \
 	between "$inns" "$(((waits + intr) * 99 / 100))" "$(((waits + intr) * 101 / 100))"
 timing check "many: the top intruders are the burners ($topb of 20)" num_le 15 "$topb"
+lost=$(final "$J" "$c1 | .intruders_lost // 0")
+check "many: nothing lost with the default hash ($lost; drops: $(final "$J" '.drops | tostring'))" \
+	test "$lost,$(final "$J" '.drops["hiccup.intruders_lost"] // 0')" = "0,0"
+# the 8-key run: what it charged plus what it lost is what the target
+# waited and was interrupted, and the loss is in the drops object
+S=$T/small.json
+s_in=$(final "$S" "$c1 | .intruders_ns")
+s_lost=$(final "$S" "$c1 | .intruders_lost // 0")
+s_lostns=$(final "$S" "$c1 | .intruders_lost_ns // 0")
+s_all=$(final "$S" "$c1 | .preempted_ns + .wakeup_ns + .irq_ns + .softirq_ns + .nmi_ns")
+s_drop=$(final "$S" '.drops["hiccup.intruders_lost"] // 0')
+diag "many, 8 keys: cpu1 $(final "$S" "$c1 | .intruders") intruders, $s_in ns charged, $s_lost charges lost ($s_lostns ns), waited + interrupted $s_all ns; drops $s_drop"
+check "many, 8 keys: charges lost to the full hash are counted ($s_lost)" num_le 1 "$s_lost"
+check "many, 8 keys: ... in the drops object ($s_drop >= $s_lost)" num_le "$s_lost" "$s_drop"
+check "many, 8 keys: charged $s_in + lost $s_lostns ns = waited + interrupted $s_all ns (+-1%)" \
+	between "$((s_in + s_lostns))" "$((s_all * 99 / 100))" "$((s_all * 101 / 100))"
+grep -q 'intruders_lost' "$T/small.out"
+ok $? "many, 8 keys: the summary names the loss"
 
 # Interrupts: the target spins on CPU 1; TCP traffic on CPU 0 in a network
 # namespace whose lo steers receive processing (RPS) to CPU 1, so NET_RX
