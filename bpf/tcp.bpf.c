@@ -64,7 +64,10 @@ struct {
 #define AF_INET 2
 #define AF_INET6 10
 
-static __always_inline struct lat_tcp_remote *remote_get(const struct sock *sk)
+/* The remote's entry, created from the template; NULL when off, or when
+ * the hash is full: then the sample is counted lost on c (if any). */
+static __always_inline struct lat_tcp_remote *remote_get(const struct sock *sk,
+							 struct lat_tcp_cpu *c)
 {
 	struct lat_tcp_remote_key k = {};
 	struct lat_tcp_remote *r;
@@ -88,7 +91,10 @@ static __always_inline struct lat_tcp_remote *remote_get(const struct sock *sk)
 	if (!zero)
 		return NULL;
 	bpf_map_update_elem(&tcp_remotes, &k, zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&tcp_remotes, &k);
+	r = bpf_map_lookup_elem(&tcp_remotes, &k);
+	if (!r && c)
+		c->remotes_lost++;
+	return r;
 }
 
 static __always_inline struct lat_tcp_cpu *cpu_get(void)
@@ -153,7 +159,7 @@ int BPF_PROG(tcp_state, struct sock *sk, int oldstate, int newstate)
 		return 0;
 	d = bpf_ktime_get_ns() - m->connect_ts;
 	lat_hist_record(&c->connect, d);
-	if ((r = remote_get(sk)))
+	if ((r = remote_get(sk, c)))
 		lat_hist_record_shared(&r->connect, d);
 	m->connect_ts = 0;
 	return 0;
@@ -174,7 +180,7 @@ int BPF_PROG(tcp_rtt, struct sock *sk)
 		return 0;
 	if ((c = cpu_get()))
 		lat_hist_record(&c->rtt, (__u64)srtt * 1000);
-	if ((r = remote_get(sk)))
+	if ((r = remote_get(sk, c)))
 		lat_hist_record_shared(&r->rtt, (__u64)srtt * 1000);
 	return 0;
 }
@@ -193,7 +199,7 @@ static __always_inline void retransmit(struct sock *sk, int err)
 		c->retransmit_failed++;
 	} else {
 		c->retransmits++;
-		if ((r = remote_get(sk)))
+		if ((r = remote_get(sk, c)))
 			__sync_fetch_and_add(&r->retransmits, 1);
 	}
 }

@@ -79,6 +79,16 @@ static void optional(struct tcp *t, const struct btf *btf)
 	}
 }
 
+/* --per-remote's hash: LATBPF_TCP_REMOTES makes it small, so the tests can
+ * fill it and see the loss counted (README, "Environment"). */
+static __u32 remotes_max(void)
+{
+	const char *env = getenv("LATBPF_TCP_REMOTES");
+	unsigned long n = env ? strtoul(env, NULL, 10) : 0;
+
+	return n >= 1 && n <= LAT_TCP_MAX_REMOTES ? (__u32)n : LAT_TCP_MAX_REMOTES;
+}
+
 static int tcp_open(const struct lat_run *run, const void *cfg, void **priv)
 {
 	struct tcp *t = calloc(1, sizeof(*t));
@@ -100,8 +110,8 @@ static int tcp_open(const struct lat_run *run, const void *cfg, void **priv)
 	}
 	t->skel->rodata->lat_targ = run->target;
 	t->skel->rodata->per_remote = t->cfg.per_remote;
-	if (!t->cfg.per_remote)
-		bpf_map__set_max_entries(t->skel->maps.tcp_remotes, 1);
+	bpf_map__set_max_entries(t->skel->maps.tcp_remotes,
+				 t->cfg.per_remote ? remotes_max() : 1);
 	bpf_program__set_autoload(t->skel->progs.tcp_retrans, with_err);
 	bpf_program__set_autoload(t->skel->progs.tcp_retrans_old, !with_err);
 	optional(t, run->btf);
@@ -193,6 +203,7 @@ static int tcp_poll(void *priv)
 		t->now.retransmit_failed += t->percpu[c].retransmit_failed;
 		t->now.sockets += t->percpu[c].sockets;
 		t->now.untracked += t->percpu[c].untracked;
+		t->now.remotes_lost += t->percpu[c].remotes_lost;
 		lat_hist_merge(&t->now.rtt, &t->percpu[c].rtt);
 		lat_hist_merge(&t->now.connect, &t->percpu[c].connect);
 	}
@@ -248,8 +259,12 @@ static void tcp_publish(void *priv, struct lat_snap *s)
 	/* softirq TCP events that arrived inside one of these programs */
 	lat_pub_flags(lat_pub_count(s, "missed", t->missed - t->missed_before, t->missed),
 		      LAT_F_NONZERO | LAT_F_DROP);
-	if (t->cfg.per_remote)
+	if (t->cfg.per_remote) {
+		lat_pub_flags(lat_pub_count(s, "remotes_lost",
+					    t->now.remotes_lost - t->before.remotes_lost,
+					    t->now.remotes_lost), LAT_F_NONZERO | LAT_F_DROP);
 		publish_remotes(t, s);
+	}
 	lat_pub_end(s);
 }
 

@@ -11,10 +11,11 @@ struct lat_tcp_cpu {
 	__u64 retransmit_failed;	/* ... that failed to go out (err != 0) */
 	__u64 sockets;		/* sockets tied to the target */
 	__u64 untracked;	/* ... whose mark the kernel could not store */
+	__u64 remotes_lost;	/* --per-remote samples of a remote the full hash had no room for */
 	struct lat_hist rtt;	/* smoothed RTT at each tcp:tcp_probe, ns */
 	struct lat_hist connect;	/* SYN_SENT -> ESTABLISHED, ns */
 };
-_Static_assert(sizeof(struct lat_tcp_cpu) == 32 + 2 * sizeof(struct lat_hist),
+_Static_assert(sizeof(struct lat_tcp_cpu) == 40 + 2 * sizeof(struct lat_hist),
 	       "lat_tcp_cpu layout is shared with BPF");
 
 /* --per-remote: a hash keyed by the remote end, shared by every CPU. */

@@ -70,6 +70,40 @@ check "connect p50 is a loopback handshake (< 5 ms: $cp50)" num_le "$cp50" 50000
 rc=$(final "$T/con.json" "[.tcp.remotes[] | select(.remote == \"127.0.0.1:$PORT\") | .connect.count] | add // 0")
 nr=$(final "$T/con.json" '.tcp.remotes | length')
 check "--per-remote: the connects under 127.0.0.1:$PORT ($rc = $c), one remote ($nr)" test "$rc,$nr" = "$c,1"
+
+# 2b. --per-remote with room for one remote (LATBPF_TCP_REMOTES=1): two
+# clients, 50 connects each, to 127.0.0.1 and to 127.0.0.2 (a second server).
+# The remote that found the hash full loses its samples, counted.
+timeout 90 "$W" tcpserver --host 127.0.0.2 --port $PORT --for 60s >"$T/srv3" &
+srv3=$!
+_pids+=($srv3)
+wait_for "$T/srv3" '^listening' 10
+start_work c1 --linger tcpclient --port $PORT --count 50 --connects --for 20s
+p1=$WORK_PID
+start_work c2 --linger tcpclient --host 127.0.0.2 --port $PORT --count 50 --connects --for 20s
+p2=$WORK_PID
+LATBPF_TCP_REMOTES=1 start_latbpf one --pid "$p1,$p2" --probes tcp --per-remote --no-tui \
+	--json "$T/one.json"
+kill -USR1 "$p1" "$p2"
+wait_for "$T/c1.work" '^connects=' 30
+wait_for "$T/c2.work" '^connects=' 30
+stop "$LAT_PID"
+kill -TERM "$p1" "$p2" "$srv3" 2>/dev/null
+n1=$(sed -n 's/^connects=//p' "$T/c1.work")
+n2=$(sed -n 's/^connects=//p' "$T/c2.work")
+c=$(final "$T/one.json" .tcp.connect.count)
+rc=$(final "$T/one.json" '[.tcp.remotes[].connect.count] | add // 0')
+nr=$(final "$T/one.json" '.tcp.remotes | length')
+lost=$(final "$T/one.json" '.tcp.remotes_lost // 0')
+dlost=$(final "$T/one.json" '.drops["tcp.remotes_lost"] // 0')
+miss=$(final "$T/one.json" '.tcp.missed // 0')
+diag "one remote's room: $n1 + $n2 connects -> $c samples, $rc under $nr remote(s), $lost per-remote samples lost (drops: $dlost), missed $miss"
+check "room for one remote: one remote listed ($nr)" test "$nr" = 1
+check "... the other's connects are counted lost: listed $rc + lost $lost >= connects $c" \
+	num_le "$c" "$((rc + lost))"
+check "... and in the drops object ($dlost = $lost)" test "$dlost" = "$lost"
+check "... while the totals keep every connect ($c of $((n1 + n2)), less missed $miss)" \
+	between "$c" "$((n1 + n2 - miss))" "$((n1 + n2))"
 kill "$srv" 2>/dev/null
 
 # 3. retransmits: client in namespace A, server in B, joined by a veth; B's
