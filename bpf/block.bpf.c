@@ -32,9 +32,21 @@ char LICENSE[] SEC("license") = "GPL";
 struct inflight {
 	__u64 insert_ts;	/* 0: not seen; both 0: not followed */
 	__u64 issue_ts;
+	/* the request's generation: its start_time_ns, set when the kernel
+	 * hands the struct out. A request merged into another is freed without
+	 * completing, and blk-mq soon hands the same address to a new request,
+	 * maybe another process's: a different generation is not followed. */
+	__u64 gen;
 	__u32 bytes;
 	__u32 _pad;
 };
+
+/* Counted losses, read by the loader through the skeleton (.bss):
+ * completions whose (device, op) found blk_stats full */
+__u64 stats_lost = 0;
+/* entries left by a request freed without completing (merged), met again
+ * when a new request took its address: not credited to the target */
+__u64 stale = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -83,7 +95,8 @@ static __always_inline __u32 rq_dev(struct request *rq)
 static __always_inline void follow(struct request *rq, struct inflight *f,
 				   __u64 insert_ts, __u64 issue_ts)
 {
-	struct inflight n = { .insert_ts = insert_ts, .issue_ts = issue_ts };
+	struct inflight n = { .insert_ts = insert_ts, .issue_ts = issue_ts,
+			      .gen = rq->start_time_ns };
 	__u64 key = (__u64)rq;
 
 	if (issue_ts)
@@ -108,10 +121,14 @@ static __always_inline void on_issue(struct request *rq)
 	__u64 key = (__u64)rq;
 	struct inflight *f = bpf_map_lookup_elem(&blk_inflight, &key);
 
-	if (f && f->insert_ts) {	/* inserted in a target's context */
-		f->issue_ts = bpf_ktime_get_ns();
-		f->bytes = rq->__data_len;
-		return;
+	if (f && f->insert_ts) {
+		if (f->gen == rq->start_time_ns) {	/* inserted in a target's context */
+			f->issue_ts = bpf_ktime_get_ns();
+			f->bytes = rq->__data_len;
+			return;
+		}
+		__sync_fetch_and_add(&stale, 1);	/* another request's insert */
+		f->insert_ts = 0;
 	}
 	if (lat_current_is_target())
 		follow(rq, f, 0, bpf_ktime_get_ns());
@@ -160,6 +177,10 @@ int BPF_PROG(block_complete, struct request *rq)
 		return 0;
 	if (!f->issue_ts)	/* completed without an issue we saw */
 		goto out;
+	if (f->gen != rq->start_time_ns) {	/* another request's issue */
+		__sync_fetch_and_add(&stale, 1);
+		goto out;
+	}
 	now = bpf_ktime_get_ns();
 	op = rq->cmd_flags & 0xff;	/* REQ_OP_MASK */
 	k.dev = rq_dev(rq);
@@ -171,8 +192,10 @@ int BPF_PROG(block_complete, struct request *rq)
 			goto out;
 		bpf_map_update_elem(&blk_stats, &k, zero, BPF_NOEXIST);
 		s = bpf_map_lookup_elem(&blk_stats, &k);
-		if (!s)
+		if (!s) {
+			__sync_fetch_and_add(&stats_lost, 1);
 			goto out;
+		}
 	}
 	lat_hist_record_shared(&s->latency, now - f->issue_ts);
 	if (f->insert_ts && f->insert_ts <= f->issue_ts)

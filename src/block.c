@@ -21,7 +21,19 @@ struct block {
 	struct lat_blk_stats value;	/* one lookup */
 	struct lat_table devs;		/* of struct dev_stats, by key */
 	__u64 missed, missed_before;	/* lat_prog_misses() */
+	__u64 lost, lost_before;	/* stats_lost (.bss): blk_stats full */
+	__u64 stale, stale_before;	/* stale (.bss): merged requests' leftovers */
 };
+
+/* blk_stats' keys: LATBPF_BLK_KEYS makes it small, so the tests can fill it
+ * and see the loss counted (README, "Environment"). */
+static __u32 keys_max(void)
+{
+	const char *env = getenv("LATBPF_BLK_KEYS");
+	unsigned long n = env ? strtoul(env, NULL, 10) : 0;
+
+	return n >= 1 && n <= LAT_BLK_MAX_KEYS ? (__u32)n : LAT_BLK_MAX_KEYS;
+}
 
 static const char *const op_name[LAT_BLK_NR_OPS] = { "read", "write", "other" };
 
@@ -49,6 +61,7 @@ static int block_open(const struct lat_run *run, const void *cfg, void **priv)
 		goto fail;
 	}
 	b->skel->rodata->lat_targ = run->target;
+	bpf_map__set_max_entries(b->skel->maps.blk_stats, keys_max());
 	bpf_program__set_autoload(b->skel->progs.block_insert, !old_insert);
 	bpf_program__set_autoload(b->skel->progs.block_insert_old, old_insert);
 	bpf_program__set_autoload(b->skel->progs.block_issue, !old_issue);
@@ -146,6 +159,10 @@ static int block_poll(void *priv)
 	}
 	b->missed_before = b->missed;
 	b->missed = lat_prog_misses(b->skel->obj);
+	b->lost_before = b->lost;
+	b->lost = __atomic_load_n(&b->skel->bss->stats_lost, __ATOMIC_RELAXED);
+	b->stale_before = b->stale;
+	b->stale = __atomic_load_n(&b->skel->bss->stale, __ATOMIC_RELAXED);
 	return lat_map_each(bpf_map__fd(b->skel->maps.blk_stats), sizeof(struct lat_blk_key),
 			    &b->value, merge_dev, b);
 }
@@ -191,6 +208,12 @@ static void block_publish(void *priv, struct lat_snap *s)
 	/* completions that arrived inside one of these programs */
 	lat_pub_flags(lat_pub_count(s, "missed", b->missed - b->missed_before, b->missed),
 		      LAT_F_NONZERO | LAT_F_DROP);
+	/* completions whose (device, op) had no room in blk_stats */
+	lat_pub_flags(lat_pub_count(s, "stats_lost", b->lost - b->lost_before, b->lost),
+		      LAT_F_NONZERO | LAT_F_DROP);
+	/* a merged request's leftover met by a new one: not credited */
+	lat_pub_flags(lat_pub_count(s, "stale_requests", b->stale - b->stale_before, b->stale),
+		      LAT_F_NONZERO);
 	lat_pub_end(s);
 }
 

@@ -46,6 +46,32 @@ w=$(final "$T/t2.json" "$dev | .write.count")
 r=$(final "$T/t2.json" "$dev | .read.count // 0")
 check "100 O_DIRECT writes counted as writes ($w), no reads ($r)" test "$w,$r" = "100,0"
 
+# Phase 2b: room for one (device, op) key (LATBPF_BLK_KEYS=1); two targets,
+# one reads 50 times, one writes 50 times: the op that came second finds
+# the table full, and its completions are counted lost
+start_work rd --linger dio --file "$LOOP" --count 50
+prd=$WORK_PID
+start_work wr --linger dio --file "$LOOP" --count 50 --write
+pwr=$WORK_PID
+LATBPF_BLK_KEYS=1 start_latbpf one --pid "$prd,$pwr" --probes block --no-tui --json "$T/one.json"
+kill -USR1 "$prd"
+wait_for "$T/rd.work" '^ios=' 60
+kill -USR1 "$pwr"
+wait_for "$T/wr.work" '^ios=' 60
+stop "$LAT_PID"
+kill -TERM "$prd" "$pwr" 2>/dev/null
+listed=$(final "$T/one.json" "[$dev | .read.count // 0, .write.count // 0] | add")
+keys=$(final "$T/one.json" "[$dev | .read, .write | select(. != null)] | length")
+lost=$(final "$T/one.json" '.block.stats_lost // 0')
+dlost=$(final "$T/one.json" '.drops["block.stats_lost"] // 0')
+diag "one key's room: 50 reads + 50 writes -> $listed listed under $keys key(s), $lost lost (drops $dlost)"
+check "room for one key: the reads are listed ($listed), the writes' key is not ($keys key)" \
+	test "$listed,$keys" = "50,1"
+check "... the 50 writes are counted lost ($lost), in the drops object too ($dlost)" \
+	test "$lost,$dlost" = "50,50"
+grep -q 'stats_lost' "$T/one.out"
+ok $? "... and the summary names the loss"
+
 # Phase 3: biolatency on the same device at the same time
 command -v biolatency >/dev/null || { ok 1 "biolatency is installed (tools/install-deps.sh): the cross-check needs it"; done_testing; }
 start_work t3 --linger dio --file "$LOOP" --count 1000
