@@ -39,7 +39,11 @@ tol=$(awk -v v="$ss_ns" 'BEGIN { w = 2 ^ (int(log(v) / log(2)) - 4); printf "%d"
 diag "rtt: $(cat "$T/rtt.work" | tail -1); latbpf n=$n p50=$p50 ns; ss rtt (ms) $(tr '\n' ' ' <"$T/ss")-> median $ssrtt; sockets $socks"
 check "rtt: samples from the target's socket ($n >= 1000)" num_le 1000 "$n"
 check "rtt: only the client's socket is the target's ($socks)" test "$socks" = 1
-check "rtt: p50 $p50 ns agrees with ss's median $ss_ns ns within slot + 20% ($tol)" \
+# a comparison of two samplings of the RTT, which holds while the RTT is
+# steady: under qemu an emulated loopback's swings 2x within a second (6.1
+# guest: ss 379 us at its instants, latbpf's median 197 us), so it is the
+# machine's speed there
+timing check "rtt: p50 $p50 ns agrees with ss's median $ss_ns ns within slot + 20% ($tol)" \
 	between "$p50" "$((ss_ns - tol))" "$((ss_ns + tol))"
 
 # 2. connects
