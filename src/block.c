@@ -25,16 +25,6 @@ struct block {
 	__u64 stale, stale_before;	/* stale (.bss): merged requests' leftovers */
 };
 
-/* blk_stats' keys: LATBPF_BLK_KEYS makes it small, so the tests can fill it
- * and see the loss counted (README, "Environment"). */
-static __u32 keys_max(void)
-{
-	const char *env = getenv("LATBPF_BLK_KEYS");
-	unsigned long n = env ? strtoul(env, NULL, 10) : 0;
-
-	return n >= 1 && n <= LAT_BLK_MAX_KEYS ? (__u32)n : LAT_BLK_MAX_KEYS;
-}
-
 static const char *const op_name[LAT_BLK_NR_OPS] = { "read", "write", "other" };
 
 /* block_rq_insert/issue took (q, rq) before 5.11 and (rq) since. */
@@ -61,7 +51,8 @@ static int block_open(const struct lat_run *run, const void *cfg, void **priv)
 		goto fail;
 	}
 	b->skel->rodata->lat_targ = run->target;
-	bpf_map__set_max_entries(b->skel->maps.blk_stats, keys_max());
+	bpf_map__set_max_entries(b->skel->maps.blk_stats,
+				 lat_env_entries("LATBPF_BLK_KEYS", LAT_BLK_MAX_KEYS));
 	bpf_program__set_autoload(b->skel->progs.block_insert, !old_insert);
 	bpf_program__set_autoload(b->skel->progs.block_insert_old, old_insert);
 	bpf_program__set_autoload(b->skel->progs.block_issue, !old_issue);
@@ -88,21 +79,11 @@ static int block_attach(void *priv)
 		return err;
 	}
 	/* the template new keys start from: every min above any value */
-	{
-		struct lat_blk_stats *zero = calloc(1, sizeof(*zero));
-		__u32 key = 0;
-
-		if (!zero)
-			return -ENOMEM;
-		zero->latency.min = zero->queue.min = zero->size.min = ~0ULL;
-		err = bpf_map_update_elem(bpf_map__fd(b->skel->maps.blk_zero), &key, zero, 0);
-		free(zero);
-		if (err) {
-			err = -errno;
-			fprintf(stderr, "block: template: %s\n", strerror(-err));
-			return err;
-		}
-	}
+	memset(&b->value, 0, sizeof(b->value));
+	b->value.latency.min = b->value.queue.min = b->value.size.min = ~0ULL;
+	err = lat_map_template(bpf_map__fd(b->skel->maps.blk_zero), &b->value, "block");
+	if (err)
+		return err;
 	err = block_bpf__attach(b->skel);
 	if (err)
 		fprintf(stderr, "block: attach failed: %s\n", strerror(-err));

@@ -84,16 +84,6 @@ static int on_event(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-/* The intruder hash's keys: LATBPF_HC_INTRUDERS makes it small, so the
- * tests can fill it and see the loss counted (README, "Environment"). */
-static __u32 intruders_max(void)
-{
-	const char *env = getenv("LATBPF_HC_INTRUDERS");
-	unsigned long n = env ? strtoul(env, NULL, 10) : 0;
-
-	return n >= 1 && n <= LAT_HC_MAX_INTRUDERS ? (__u32)n : LAT_HC_MAX_INTRUDERS;
-}
-
 static void hiccup_configure(struct sched_bpf *skel, void *priv, bool btf)
 {
 	struct hiccup *h = priv;
@@ -105,7 +95,8 @@ static void hiccup_configure(struct sched_bpf *skel, void *priv, bool btf)
 	skel->rodata->threshold_ns = h->cfg.threshold_ns;
 	bpf_map__set_max_entries(skel->maps.hc_state, n);
 	bpf_map__set_max_entries(skel->maps.hc_cpu, n);
-	bpf_map__set_max_entries(skel->maps.hc_intruders, intruders_max());
+	bpf_map__set_max_entries(skel->maps.hc_intruders,
+				 lat_env_entries("LATBPF_HC_INTRUDERS", LAT_HC_MAX_INTRUDERS));
 	bpf_map__set_max_entries(skel->maps.hc_cache, n);
 	bpf_map__set_max_entries(skel->maps.hc_events, 256 * 1024);
 	bpf_program__set_autoload(skel->progs.hiccup_irq_entry, true);

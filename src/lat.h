@@ -152,6 +152,12 @@ int lat_map_each(int fd, size_t key_size, void *buf,
 		 int (*fn)(const void *key, void *value, void *ctx), void *ctx);
 struct bpf_object;
 __u64 lat_prog_misses(const struct bpf_object *obj);
+/* a map's entries: dflt, or fewer from the environment variable var, a
+ * test's knob to fill it (README, "Environment") */
+__u32 lat_env_entries(const char *var, __u32 dflt);
+/* writes value as key 0 of the one-entry array fd: the template a shared
+ * map's new keys start from; prints "family: template: ..." on failure */
+int lat_map_template(int fd, const void *value, const char *family);
 
 /* A table of items kept in the byte order (memcmp) of a key at their start,
  * so items sharing a key prefix are adjacent: what a family keeps per map

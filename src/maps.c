@@ -41,6 +41,26 @@ out:
 	return err;
 }
 
+__u32 lat_env_entries(const char *var, __u32 dflt)
+{
+	const char *env = getenv(var);
+	unsigned long n = env ? strtoul(env, NULL, 10) : 0;
+
+	return n >= 1 && n <= dflt ? (__u32)n : dflt;
+}
+
+int lat_map_template(int fd, const void *value, const char *family)
+{
+	__u32 key = 0;
+	int err;
+
+	if (!bpf_map_update_elem(fd, &key, value, 0))
+		return 0;
+	err = -errno;
+	fprintf(stderr, "%s: template: %s\n", family, strerror(-err));
+	return err;
+}
+
 /* The item whose key is key; a new zeroed one (*fresh set) if none, kept in
  * key order. NULL when out of memory. */
 void *lat_table_get(struct lat_table *t, const void *key, bool *fresh)

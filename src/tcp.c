@@ -79,16 +79,6 @@ static void optional(struct tcp *t, const struct btf *btf)
 	}
 }
 
-/* --per-remote's hash: LATBPF_TCP_REMOTES makes it small, so the tests can
- * fill it and see the loss counted (README, "Environment"). */
-static __u32 remotes_max(void)
-{
-	const char *env = getenv("LATBPF_TCP_REMOTES");
-	unsigned long n = env ? strtoul(env, NULL, 10) : 0;
-
-	return n >= 1 && n <= LAT_TCP_MAX_REMOTES ? (__u32)n : LAT_TCP_MAX_REMOTES;
-}
-
 static int tcp_open(const struct lat_run *run, const void *cfg, void **priv)
 {
 	struct tcp *t = calloc(1, sizeof(*t));
@@ -111,7 +101,8 @@ static int tcp_open(const struct lat_run *run, const void *cfg, void **priv)
 	t->skel->rodata->lat_targ = run->target;
 	t->skel->rodata->per_remote = t->cfg.per_remote;
 	bpf_map__set_max_entries(t->skel->maps.tcp_remotes,
-				 t->cfg.per_remote ? remotes_max() : 1);
+				 t->cfg.per_remote ?
+				 lat_env_entries("LATBPF_TCP_REMOTES", LAT_TCP_MAX_REMOTES) : 1);
 	bpf_program__set_autoload(t->skel->progs.tcp_retrans, with_err);
 	bpf_program__set_autoload(t->skel->progs.tcp_retrans_old, !with_err);
 	optional(t, run->btf);
@@ -139,18 +130,11 @@ static int tcp_attach(void *priv)
 		return err;
 	}
 	/* the template new remotes start from: every min above any value */
-	{
-		struct lat_tcp_remote zero = { 0 };
-		__u32 key = 0;
-
-		zero.rtt.min = zero.connect.min = ~0ULL;
-		if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.tcp_remote_zero), &key,
-					&zero, 0)) {
-			err = -errno;
-			fprintf(stderr, "tcp: template: %s\n", strerror(-err));
-			return err;
-		}
-	}
+	memset(&t->rvalue, 0, sizeof(t->rvalue));
+	t->rvalue.rtt.min = t->rvalue.connect.min = ~0ULL;
+	err = lat_map_template(bpf_map__fd(t->skel->maps.tcp_remote_zero), &t->rvalue, "tcp");
+	if (err)
+		return err;
 	err = tcp_bpf__attach(t->skel);
 	if (err)
 		fprintf(stderr, "tcp: attach failed: %s\n", strerror(-err));
