@@ -35,7 +35,7 @@ struct lat_opts {
 	__u32 tids[LAT_MAX_TARGETS], n_tids;
 	unsigned probes;		/* bit i: lat_modules[i] */
 	__u64 interval_ns, duration_ns;
-	bool no_tui, verbose, baseline;
+	bool no_tui, verbose, baseline, bpf_stats;
 	const char *json_path, *hlog_path, *prom_addr;
 	char **command;			/* after "--", NULL-terminated */
 	bool help, version;

@@ -5,6 +5,7 @@
  * 3 environment (not root / no CAP_BPF, no kernel BTF, nothing attachable).
  */
 #include <errno.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -20,6 +21,7 @@
 #include "lat.h"
 #include "bench/bench.h"
 #include "schedcore.h"
+#include "self.h"
 #include "target.h"
 #include "tty.h"
 
@@ -44,6 +46,7 @@ struct app {
 	FILE *json_f;		/* the JSON sink's; stdout tells the others */
 	struct lat_tty tty;
 	struct lat_baseline *baseline;	/* --baseline: measured before attaching */
+	struct lat_self self;
 	__u64 t0, t_last;	/* start, last poll */
 	double t0_epoch_s;	/* the start on the wall clock */
 	long interval;
@@ -126,6 +129,10 @@ static void publish(struct app *a, bool final)
 	lat_snap_reset(s);
 	s->final = final;
 	s->interval = final ? 0 : a->interval;
+	/* the whole run ends at the last poll, whose interval record is out
+	 * already: the final snapshot adds no stretch of its own */
+	if (final)
+		now = a->t_last;
 	s->elapsed_ns = now - a->t0;
 	s->iv_start_s = (a->t_last - a->t0) / 1e9;
 	s->iv_len_s = (now - a->t_last) / 1e9;
@@ -135,6 +142,7 @@ static void publish(struct app *a, bool final)
 	else
 		lat_pub_flags(lat_pub_num(s, "interval", a->interval), LAT_F_PROV);
 	lat_provenance_publish(a->prov, s, s->elapsed_ns);
+	lat_self_publish(&a->self, s);
 	for (int i = 0; i < a->nmods; i++)
 		a->mods[i].ops->publish(a->mods[i].priv, s);
 	lat_snap_publish_drops(s);
@@ -192,6 +200,7 @@ static int poll_all(struct app *a)
 {
 	int err;
 
+	lat_self_poll(&a->self);
 	for (int i = 0; i < a->nmods; i++) {
 		err = a->mods[i].ops->poll(a->mods[i].priv);
 		if (err) {
@@ -294,6 +303,7 @@ static void cleanup(struct app *a)
 	lat_snap_free(&a->snap);
 	lat_provenance_free(a->prov);
 	lat_baseline_free(a->baseline);
+	lat_self_free(&a->self);
 }
 
 /* latbpf [trace] [OPTIONS] [-- COMMAND]: attach, poll, render. argv is the
@@ -305,7 +315,7 @@ static int trace_main(int argc, char **argv, int sub)
 	int err, sfd = -1, code = EXIT_OK;
 	bool to_tty;
 
-	a.tgt.go_fd = a.tgt.err_fd = -1;
+	a.tgt.go_fd = a.tgt.err_fd = a.self.stats_fd = -1;
 	if (lat_opts_parse(argc - sub + 1, argv + sub - 1, &a.o))
 		return EXIT_USAGE;
 	if (a.o.help) {
@@ -409,6 +419,10 @@ static int trace_main(int argc, char **argv, int sub)
 		code = EXIT_ENV;
 		goto out;
 	}
+	/* libbpf has freed the kernel's BTF (5-6 MiB) it parsed to load; give
+	 * the heap's free pages back rather than carry them for the run */
+	malloc_trim(0);
+	lat_self_init(&a.self, a.o.bpf_stats);
 	a.t0 = a.t_last = lat_now_ns();
 	to_tty = !a.o.no_tui && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) &&
 		 a.json_f != stdout;
@@ -443,8 +457,16 @@ static int trace_main(int argc, char **argv, int sub)
 
 	err = loop(&a, sfd);
 	lat_tty_end(&a.tty);
-	if (!err)
+	/* The stretch since the last interval is one more interval record, so
+	 * the intervals add up to the whole run exactly; under 1 ms (the
+	 * duration ended on a tick) the run ends at the last poll instead. */
+	if (!err && lat_now_ns() - a.t_last >= 1000000ULL) {
 		err = poll_all(&a);
+		if (!err) {
+			a.interval++;
+			render(&a, false);
+		}
+	}
 	if (render(&a, true) && !err)
 		err = -EIO;
 	if (err)

@@ -59,6 +59,10 @@ void lat_usage(FILE *f)
 "      --baseline            measure the host first (< 1 s of latbpf bench:\n"
 "                            context switch, syscall, fault, TCP) and put it\n"
 "                            in the summary and the final JSON record\n"
+"      --bpf-stats           the kernel's BPF run-time statistics on while\n"
+"                            latbpf runs: each of its programs' events and\n"
+"                            ns/event in \"self\" (costs every BPF program\n"
+"                            on the host two clock reads per run)\n"
 "  -v, --verbose             libbpf's messages too\n"
 "  -V, --version             version and exit\n"
 "  -h, --help                this text\n"
@@ -167,7 +171,7 @@ bad:
 	return -EINVAL;
 }
 
-enum { OPT_PROBES = 256, OPT_JSON, OPT_HLOG, OPT_PROM, OPT_NO_TUI, OPT_BASELINE,
+enum { OPT_PROBES = 256, OPT_JSON, OPT_HLOG, OPT_PROM, OPT_NO_TUI, OPT_BASELINE, OPT_BPF_STATS,
        OPT_FAMILY = 1024 /* + index into the family options */ };
 
 #define MAX_FAMILY_OPTS 32
@@ -186,6 +190,7 @@ int lat_opts_parse(int argc, char **argv, struct lat_opts *o)
 		{ "prometheus", required_argument, 0, OPT_PROM },
 		{ "no-tui", no_argument, 0, OPT_NO_TUI },
 		{ "baseline", no_argument, 0, OPT_BASELINE },
+		{ "bpf-stats", no_argument, 0, OPT_BPF_STATS },
 		{ "verbose", no_argument, 0, 'v' },
 		{ "version", no_argument, 0, 'V' },
 		{ "help", no_argument, 0, 'h' },
@@ -254,6 +259,9 @@ int lat_opts_parse(int argc, char **argv, struct lat_opts *o)
 			break;
 		case OPT_BASELINE:
 			o->baseline = true;
+			break;
+		case OPT_BPF_STATS:
+			o->bpf_stats = true;
 			break;
 		case 'v':
 			o->verbose = true;

@@ -458,7 +458,7 @@ static void find_drops(const struct lat_node *n, const char *family, struct drop
 }
 
 /* "drops": every place where the families can lose data, by family.what,
- * right after the provenance; a place that lost nothing is left out, and
+ * right after the provenance and "self"; a place that lost nothing is left out, and
  * nothing lost at all is said in the title */
 void lat_snap_publish_drops(struct lat_snap *s)
 {
@@ -478,7 +478,8 @@ void lat_snap_publish_drops(struct lat_snap *s)
 	for (i = 0; i < nd; i++)
 		lat_pub_flags(lat_pub_count(s, d[i].what, d[i].iv, d[i].run), LAT_F_NONZERO);
 	lat_pub_end(s);
-	lat_snap_move(s, obj, lat_snap_find(&s->root, "probes"));
+	n = lat_snap_find(&s->root, "self");
+	lat_snap_move(s, obj, n ? n : lat_snap_find(&s->root, "probes"));
 }
 
 /* Drives a renderer through one node and what it holds, as the renderer's

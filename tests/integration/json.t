@@ -25,9 +25,10 @@ check "provenance in every record" bash -c "jq -e '
 	(.probes.sched == \"attached (tp_btf)\") and (.probes | keys | sort == [\"block\",\"fault\",\"hiccup\",\"sched\",\"tcp\"]) and
 	(.probes | to_entries | all(.value | test(\"^attached \\\\(|^unavailable: .\")))
 	' '$J' >/dev/null"
-check "a drops object right after the provenance, in every record (0s omitted)" bash -c "jq -e '
+check "self and drops right after the provenance, in every record (0s omitted)" bash -c "jq -e '
 	(.drops | type == \"object\") and (.drops | to_entries | all(.value >= 0 and (.key | test(\"^[a-z]+\\\\.[a-z_]+$\")))) and
-	(keys_unsorted | index(\"drops\")) == (keys_unsorted | index(\"probes\")) + 1' '$J' >/dev/null"
+	(keys_unsorted | index(\"self\")) == (keys_unsorted | index(\"probes\")) + 1 and
+	(keys_unsorted | index(\"drops\")) == (keys_unsorted | index(\"probes\")) + 2' '$J' >/dev/null"
 check "histogram objects carry every field of H" bash -c "jq -e '.sched | [.runq, .offcpu_sleep, .offcpu_blocked] | all(
 	has(\"count\") and has(\"min\") and has(\"max\") and has(\"sum\") and has(\"p50\") and has(\"p90\") and
 	has(\"p99\") and has(\"p99.9\") and has(\"p99.99\") and has(\"buckets\"))' '$J' >/dev/null"

@@ -11,8 +11,10 @@ left() { # left DESCRIPTION: no tracing program more than before
 
 timeout 30 "$LATBPF" --probes sched --duration 1500ms --no-tui --json "$T/d.json" >"$T/d.out" 2>&1
 ok $? "--duration 1500ms: exit 0"
-check "--duration: 1 interval record and a final one" \
-	test "$(jq -s 'map(select(.interval)) | length' "$T/d.json"),$(jq -s 'map(select(.final)) | length' "$T/d.json")" = "1,1"
+check "--duration 1500ms: 2 interval records (1 s, then the last 0.5 s) and a final one" \
+	test "$(jq -s 'map(select(.interval)) | length' "$T/d.json"),$(jq -s 'map(select(.final)) | length' "$T/d.json")" = "2,1"
+check "--duration: the intervals add up to the final record" \
+	test "$(jq -s '[.[] | select(.interval) | .sched.runq.count] | add' "$T/d.json")" = "$(final "$T/d.json" .sched.runq.count)"
 check "--duration: final record last, duration_s about 1.5" \
 	bash -c "tail -1 '$T/d.json' | jq -e '.final and .run.duration_s >= 1.4 and .run.duration_s < 2.5' >/dev/null"
 left "duration"

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* self.c: latbpf's own cost, for the "self" object (DESIGN.md) */
+#ifndef LATBPF_SELF_H
+#define LATBPF_SELF_H
+
+#include "lat.h"
+
+#define LAT_SELF_MAX_PROGS 64
+
+struct lat_self_prog {
+	__u32 id;
+	char name[64];		/* the function's, from the program's BTF */
+	__u64 cnt, ns;		/* run_cnt, run_time_ns now */
+	__u64 cnt_before, ns_before;	/* at the poll before */
+};
+
+struct lat_self {
+	int stats_fd;		/* BPF_ENABLE_STATS: the statistics stay on while open */
+	bool stats;		/* counting: ours, or on already */
+	const char *stats_how;
+	__u64 t_start, t_before, t_now;		/* CLOCK_MONOTONIC */
+	__u64 cpu_start, cpu_before, cpu_now;	/* this process's CPU time */
+	__u64 rss, rss_peak, map_bytes;
+	int nprogs;
+	struct lat_self_prog progs[LAT_SELF_MAX_PROGS];
+};
+
+/* after attaching: the programs' counts start here */
+void lat_self_init(struct lat_self *s, bool bpf_stats);
+void lat_self_poll(struct lat_self *s);
+void lat_self_publish(const struct lat_self *s, struct lat_snap *snap);
+void lat_self_free(struct lat_self *s);
+
+#endif

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# "self": latbpf's own cost (DESIGN.md) against readings from outside it,
+# taken during the same run: bpftool's run_cnt / run_time_ns and
+# bytes_memlock for the ids of the programs and maps latbpf holds (from
+# /proc/PID/fdinfo), and /proc/PID for the loader's RSS and CPU.
+# --bpf-stats turns the kernel's statistics on while latbpf runs and off
+# again at exit; without it they stay off.
+. "$(dirname "$0")/lib.sh"
+need_root
+for c in bpftool jq; do
+	command -v $c >/dev/null || cannot_run "$c missing (tools/install-deps.sh)"
+done
+STATS0=$(cat /proc/sys/kernel/bpf_stats_enabled)
+[ "$STATS0" = 0 ] || cannot_run "kernel.bpf_stats_enabled is 1 already: the on/off checks need it 0"
+
+# is the kernel's run-time accounting on now? A program's run_time_ns moves
+# only then: run a workload and look at one of latbpf's programs.
+stats_moving() { # PROG_ID
+	local a b
+	a=$(bpftool prog show id "$1" -j | jq '.run_cnt // 0')
+	"$LATWORK" sleep --sleep 1ms --count 50 >/dev/null 2>&1
+	b=$(bpftool prog show id "$1" -j | jq '.run_cnt // 0')
+	[ "$b" -gt "$a" ]
+}
+# fd kind: the ids of the BPF programs or maps process $1 holds
+held_ids() { # PID prog|map
+	local f
+	for f in /proc/"$1"/fd/*; do
+		[ "$(readlink "$f")" = "anon_inode:bpf-$2" ] || continue
+		sed -n "s/^$2_id:[[:space:]]*//p" /proc/"$1"/fdinfo/"${f##*/}"
+	done | sort -un
+}
+
+start_work w --linger sleep --sleep 1ms --count 100000 --threads 2
+kill -USR1 "$WORK_PID"
+start_latbpf s --interval 1s --duration 7s --bpf-stats --no-tui --json "$T/s.json"
+SP=$(pgrep -P "$LAT_PID" -x latbpf || echo "$LAT_PID")
+# the middle of an interval: 2.5 s after attaching
+sleep 2.5
+W0=$(date +%s.%N)
+PROGS=$(held_ids "$SP" prog)
+MAPS=$(held_ids "$SP" map)
+: >"$T/progs"
+for id in $PROGS; do
+	bpftool prog show id "$id" -j >>"$T/progs"
+done
+# memlock of every map latbpf holds, as bpftool reads it
+mem=0
+for id in $MAPS; do
+	mem=$((mem + $(bpftool map show id "$id" -j | jq '.bytes_memlock')))
+done
+RSS=$(awk '/^VmRSS:/ { print $2 * 1024 }' /proc/"$SP"/status)
+# utime + stime in clock ticks
+CPU_T=$(awk '{ print $14 + $15 }' /proc/"$SP"/stat)
+W1=$(date +%s.%N)
+SW_ID=$(jq -s 'map(select(.name == "sched_switch")) | .[0].id' "$T/progs")
+check "bpftool sees the statistics on while latbpf runs" stats_moving "$SW_ID"
+wait "$LAT_PID"
+ok $? "latbpf --bpf-stats exits 0"
+kill -TERM "$WORK_PID"
+J=$T/s.json
+check "the statistics are off again after latbpf (sysctl 0 and no program counting)" \
+	test "$(cat /proc/sys/kernel/bpf_stats_enabled)" = 0
+diag "read at $W0..$W1: $(echo $PROGS | wc -w) programs, $(echo $MAPS | wc -w) maps, memlock $mem, RSS $RSS, CPU ticks $CPU_T"
+
+check "self before drops, right after the provenance" bash -c "jq -e '
+	(keys_unsorted | index(\"self\")) == (keys_unsorted | index(\"probes\")) + 1 and
+	(keys_unsorted | index(\"drops\")) == (keys_unsorted | index(\"self\")) + 1' '$J' >/dev/null"
+NP=$(final "$J" '.self.bpf | length')
+check "one entry per program latbpf holds ($NP = $(echo $PROGS | wc -w))" test "$NP" = "$(echo $PROGS | wc -w)"
+check "full program names (the kernel keeps 15 characters)" \
+	bash -c "jq -r 'select(.final) | .self.bpf | keys[]' '$J' | grep -qx hiccup_softirq_entry"
+
+# The record of interval k was read at start + k s (+ the poll's few ms);
+# bpftool read between W0 and W1, 2.5 s in: between the records of
+# intervals 2 and 3. One interval of guard on each side.
+K=$(awk -v a="$W0" -v s="$(final "$J" '.run.start' | sed 's/Z$//' | xargs -I{} date -d {}Z +%s.%N)" \
+	'BEGIN { printf "%d", a - s }')
+diag "bpftool read $K s after the start"
+cum() { # PROGRAM FIELD K: the program's FIELD summed over intervals 1..K
+	jq -s "[.[] | select(.interval and .interval <= $3) | .self.bpf[\"$1\"].$2] | add // 0" "$J"
+}
+for p in sched_switch sched_wakeup; do
+	b=$(jq -s "map(select(.name == \"${p:0:15}\")) | .[0].run_cnt // -1" "$T/progs")
+	bns=$(jq -s "map(select(.name == \"${p:0:15}\")) | .[0].run_time_ns // -1" "$T/progs")
+	lo=$(cum "$p" events $((K - 1)))
+	hi=$(cum "$p" events $((K + 2)))
+	check "$p: bpftool's run_cnt $b between latbpf's events up to intervals $((K - 1)) and $((K + 2)) ($lo..$hi)" \
+		between "$b" "$lo" "$hi"
+	# ns per event: the same counters over nearly the same window
+	fin=$(final "$J" ".self.bpf[\"$p\"].ns_per_event")
+	check "$p: latbpf's ns/event $fin within 25 % of bpftool's $bns / $b" \
+		awk -v a="$fin" -v n="$bns" -v c="$b" 'BEGIN { r = n / c; exit !(c > 0 && a >= r * 0.75 && a <= r * 1.25) }'
+	sum=$(jq -s "[.[] | select(.interval) | .self.bpf[\"$p\"].events] | add" "$J")
+	check "$p: interval events add up to the final record's ($sum)" \
+		test "$sum" = "$(final "$J" ".self.bpf[\"$p\"].events")"
+done
+# map memory: a hash map without preallocation grows with its entries, so
+# bpftool's sum lies within latbpf's readings around it
+mlo=$(jq -s "[.[] | select(.interval and .interval >= $((K - 1)) and .interval <= $((K + 2))) | .self.kernel_map_bytes] | min" "$J")
+mhi=$(jq -s "[.[] | select(.interval and .interval >= $((K - 1)) and .interval <= $((K + 2))) | .self.kernel_map_bytes] | max" "$J")
+check "kernel_map_bytes: bpftool's bytes_memlock summed over latbpf's maps ($mem) within latbpf's readings around it ($mlo..$mhi)" \
+	between "$mem" "$mlo" "$mhi"
+# RSS: what /proc said in the middle against latbpf's own reading of the
+# records around it (the heap moves a little from poll to poll)
+rlo=$(jq -s "[.[] | select(.interval and .interval >= $((K - 1)) and .interval <= $((K + 2))) | .self.rss_bytes] | min" "$J")
+rhi=$(jq -s "[.[] | select(.interval and .interval >= $((K - 1)) and .interval <= $((K + 2))) | .self.rss_bytes] | max" "$J")
+check "VmRSS from /proc ($RSS) within latbpf's rss_bytes of the intervals around it ($rlo..$rhi) +- 1 MiB" \
+	between "$RSS" $((rlo - 1048576)) $((rhi + 1048576))
+check "rss_peak_bytes >= rss_bytes in every record" bash -c "jq -e '.self.rss_peak_bytes >= .self.rss_bytes' '$J' >/dev/null"
+# CPU: /proc counts in clock ticks (10 ms); latbpf's cpu_ns up to the
+# intervals around the reading, with a tick of slack each side
+HZ=$(getconf CLK_TCK)
+att=$(final "$J" .self.attach_cpu_ns)
+clo=$(jq -s "[.[] | select(.interval and .interval <= $((K - 1))) | .self.cpu_ns] | add // 0 | . + $att" "$J")
+chi=$(jq -s "[.[] | select(.interval and .interval <= $((K + 2))) | .self.cpu_ns] | add | . + $att" "$J")
+cpu_ns=$((CPU_T * 1000000000 / HZ))
+check "CPU from /proc ($cpu_ns ns) within latbpf's attach_cpu_ns + cpu_ns around it ($clo..$chi) +- 2 ticks" \
+	between "$cpu_ns" $((clo - 2000000000 / HZ)) $((chi + 2000000000 / HZ))
+pct=$(final "$J" .self.cpu_pct)
+run_s=$(final "$J" .run.duration_s)
+check "cpu_pct of the run ($pct %) is cpu_ns over the run's length" \
+	awk -v p="$pct" -v c="$(final "$J" .self.cpu_ns)" -v d="$run_s" \
+	'BEGIN { e = 100 * c / 1e9 / d; exit !(p >= e * 0.95 - 0.001 && p <= e * 1.05 + 0.001) }'
+bsum=$(final "$J" '[.self.bpf[].run_ns] | add')
+check "bpf_cpu_pct is the programs' run time over the run" \
+	awk -v p="$(final "$J" .self.bpf_cpu_pct)" -v n="$bsum" -v d="$run_s" \
+	'BEGIN { e = 100 * n / 1e9 / d; exit !(p >= e * 0.95 - 0.001 && p <= e * 1.05 + 0.001) }'
+
+# without --bpf-stats: off, said, and no per-program figures
+start_latbpf n --interval 1s --duration 2s --probes sched --no-tui --json "$T/n.json"
+NP2=$(pgrep -P "$LAT_PID" -x latbpf || echo "$LAT_PID")
+sleep 1
+id=$(held_ids "$NP2" prog | head -1)
+if stats_moving "$id"; then moving=yes; else moving=no; fi
+wait "$LAT_PID"
+ok $? "latbpf without --bpf-stats exits 0"
+check "without --bpf-stats the kernel's statistics stay off (a program's run_cnt did not move: $moving)" \
+	test "$moving" = no
+check "without --bpf-stats: bpf_stats says off and how to turn them on, no bpf object" \
+	bash -c "jq -e '(.self.bpf_stats | startswith(\"off\")) and (.self | has(\"bpf\") | not) and .self.kernel_map_bytes > 0' '$T/n.json' >/dev/null"
+done_testing
