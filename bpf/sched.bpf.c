@@ -80,9 +80,12 @@ struct {
 	__type(value, struct task_st);
 } task_st SEC(".maps");
 
-/* raw_tp fallback only; the loader shrinks it to 1 entry when unused. */
+/* raw_tp fallback only; the loader shrinks it to 1 entry when unused. Not
+ * an LRU: an eviction would drop a live task's state without a word, while
+ * a full table refuses the insert, which is counted (st_lost). A task's
+ * record goes at its last switch, so the table holds live targets only. */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
 	__type(key, __u32);
 	__type(value, struct task_st);
@@ -110,6 +113,11 @@ struct {
 	__type(key, __u32);
 	__type(value, struct lat_sched_thread);
 } sched_zero SEC(".maps");
+
+/* Events of a target that found no record (task storage could not be
+ * created, the raw_tp table was full): rare, so one shared counter, which
+ * the loader reads from .bss. */
+__u64 st_lost = 0;
 
 /* Field reads: direct loads through BTF pointers, CO-RE reads otherwise.
  * `btf` is a constant in every caller, so one branch is compiled. */
@@ -161,6 +169,17 @@ static __always_inline struct task_st *st_get(struct task_struct *t, __u32 tid,
 		return st;
 	bpf_map_update_elem(&task_st_hash, &tid, &zero, BPF_NOEXIST);
 	return bpf_map_lookup_elem(&task_st_hash, &tid);
+}
+
+/* st_get for an event of a target: a missing record is a lost event */
+static __always_inline struct task_st *st_need(struct task_struct *t, __u32 tid,
+					       bool btf)
+{
+	struct task_st *st = st_get(t, tid, btf);
+
+	if (!st)
+		__sync_fetch_and_add(&st_lost, 1);
+	return st;
 }
 
 static __always_inline struct lat_sched_thread *
@@ -307,7 +326,7 @@ static __always_inline int wakeup(struct task_struct *p, bool btf, bool fresh)
 	struct task_st *st;
 	__u64 clock = 0;
 
-	if (!TARGET(btf, p) || !(st = st_get(p, TREAD(btf, p, pid), btf)))
+	if (!TARGET(btf, p) || !(st = st_need(p, TREAD(btf, p, pid), btf)))
 		return 0;
 	if (fresh)
 		st_clear(st);
@@ -326,9 +345,9 @@ static __always_inline int do_switch(bool preempt, struct task_struct *prev,
 	__u64 clock = 0;
 
 	if (tprev)
-		sp = st_get(prev, TREAD(btf, prev, pid), btf);
+		sp = st_need(prev, TREAD(btf, prev, pid), btf);
 	if (tnext)
-		sn = st_get(next, TREAD(btf, next, pid), btf);
+		sn = st_need(next, TREAD(btf, next, pid), btf);
 	if (en_sched)
 		on_switch(preempt, prev, next, sp, sn, btf, &clock);
 	/* hiccup also runs with no target on this CPU: a waiting one's window */
@@ -342,6 +361,12 @@ static __always_inline int do_switch(bool preempt, struct task_struct *prev,
 	 * (xchg: every write of the record above lands before the release) */
 	if (btf && sp && sp->tid && (lat_task_state_btf(prev) & TASK_DEAD))
 		__sync_lock_test_and_set(&sp->tid, 0);
+	/* raw_tp: a dead task's record goes, so the table holds live tasks */
+	if (!btf && sp && (lat_task_state(prev) & TASK_DEAD)) {
+		__u32 tid = BPF_CORE_READ(prev, pid);
+
+		bpf_map_delete_elem(&task_st_hash, &tid);
+	}
 	return 0;
 }
 
@@ -355,7 +380,7 @@ int BPF_PROG(fault_user, unsigned long address, struct pt_regs *regs,
 
 	if (!TARGET(true, t))
 		return 0;
-	st = st_get(t, t->pid, true);
+	st = st_need(t, t->pid, true);
 	fault_on_entry(st ? &st->ft : NULL, regs, error_code);
 	return 0;
 }

@@ -55,6 +55,10 @@ struct hiccup {
 	__u64 t0, t_last;
 	struct lat_hc_cache *seq, *cache;	/* per CPU: reads before and after, the cache */
 	bool has_nmi;
+	/* polls whose intruder reads never came out consistent: the interval
+	 * keeps the last consistent list (its intruders are carried over) */
+	__u64 stale_polls, stale_polls_before;
+	struct lat_sc_losses loss_now, loss_before;	/* when sched does not say them */
 };
 
 static const char *const kind_name[LAT_HC_NR_KINDS] = {
@@ -284,11 +288,13 @@ static int poll_intruders(struct hiccup *h)
 	int cfd = bpf_map__fd(h->skel->maps.hc_cache), n = h->run->ncpus, err = 0, tries;
 	struct lat_hc_intruder_list l = { 0 };
 	struct lat_hc_intruder v;
+	bool same = false;
+	/* the test knob: no read is consistent (README, "Environment") */
+	int max_tries = getenv("LATBPF_HC_STALE") ? 0 : 8;
 	__u32 i;
 
-	for (tries = 0; tries < 8; tries++) {
-		bool same = true;
-
+	for (tries = 0; tries < max_tries; tries++) {
+		same = true;
 		l.n = 0;
 		if ((err = read_caches(cfd, h->seq, n)) ||
 		    (err = lat_map_each(bpf_map__fd(h->skel->maps.hc_intruders),
@@ -300,6 +306,24 @@ static int poll_intruders(struct hiccup *h)
 			same &= h->seq[i].seq == h->seq[n + i].seq && !(h->seq[i].seq & 1);
 		if (same)
 			break;
+	}
+	if (!err && !same) {
+		/* the BPF side kept moving slots into the hash: rather than a
+		 * half-updated list, this interval names no new intruder time
+		 * (the list before is the list now) and the next poll has it */
+		struct lat_hc_intruder_entry *copy = malloc((h->n_in_now ? h->n_in_now : 1) *
+							    sizeof(*copy));
+
+		free(l.a);
+		if (!copy)
+			return -ENOMEM;
+		if (h->n_in_now)
+			memcpy(copy, h->in_now, h->n_in_now * sizeof(*copy));
+		free(h->in_before);
+		h->in_before = copy;
+		h->n_in_before = h->n_in_now;
+		h->stale_polls++;
+		return 0;
 	}
 	if (!err)
 		err = lat_hc_merge_caches(&l, h->cache, n);
@@ -323,6 +347,9 @@ static int hiccup_poll(void *priv)
 	__u32 c;
 
 	h->iv_first = h->nevents;
+	h->stale_polls_before = h->stale_polls;
+	h->loss_before = h->loss_now;
+	lat_schedcore_losses(h->run->schedcore, &h->loss_now);
 	err = ring_buffer__consume(h->rb);
 	if (err < 0)
 		return err;
@@ -567,6 +594,10 @@ static void hiccup_publish(void *priv, struct lat_snap *s)
 	publish_events(h, s);
 	lat_pub_flags(lat_pub_count(s, "events_dropped", 0, h->events_dropped),
 		      LAT_F_NONZERO | LAT_F_DROP);
+	lat_pub_flags(lat_pub_count(s, "stale_polls", h->stale_polls - h->stale_polls_before,
+				    h->stale_polls), LAT_F_NONZERO | LAT_F_DROP);
+	if (lat_schedcore_reporter(h->run, "hiccup"))
+		lat_schedcore_publish_losses(h->run->schedcore, s, &h->loss_now, &h->loss_before);
 	lat_pub_end(s);
 }
 

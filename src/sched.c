@@ -62,6 +62,7 @@ struct sched {
 	struct lat_sched_cpu now, before, iv;	/* merged */
 	struct thread_set th_now, th_before;
 	struct lat_sched_thread scratch;
+	struct lat_sc_losses loss_now, loss_before;
 	char mode[320];
 };
 
@@ -226,6 +227,8 @@ static int sched_poll(void *priv)
 	s->iv.voluntary = s->now.voluntary - s->before.voluntary;
 	s->iv.involuntary = s->now.involuntary - s->before.involuntary;
 	s->iv.unseen = s->now.unseen - s->before.unseen;
+	s->loss_before = s->loss_now;
+	lat_schedcore_losses(s->run->schedcore, &s->loss_now);
 	return s->cfg.per_thread ? poll_threads(s) : 0;
 }
 
@@ -319,6 +322,7 @@ static void sched_publish(void *priv, struct lat_snap *snap)
 	}
 	if (s->cfg.per_cpu)
 		publish_cpus(s, snap);
+	lat_schedcore_publish_losses(s->run->schedcore, snap, &s->loss_now, &s->loss_before);
 	lat_pub_end(snap);
 }
 

@@ -72,6 +72,9 @@ static int load(struct lat_schedcore *c, bool btf)
 		skel->rodata->slot_mask = n - 1;
 	} else {
 		bpf_map__set_autocreate(skel->maps.task_st, false);
+		/* the test knob fills the table (README, "Environment") */
+		bpf_map__set_max_entries(skel->maps.task_st_hash,
+					 lat_env_entries("LATBPF_TASK_RECORDS", 65536));
 	}
 	bpf_map__set_max_entries(skel->maps.sched_threads, 1);
 	bpf_map__set_max_entries(skel->maps.hc_state, 1);
@@ -129,4 +132,28 @@ void lat_schedcore_leave(struct lat_schedcore *c)
 		return;
 	sched_bpf__destroy(c->skel);
 	c->skel = NULL;
+}
+
+void lat_schedcore_losses(const struct lat_schedcore *c, struct lat_sc_losses *l)
+{
+	l->lost = __atomic_load_n(&c->skel->bss->st_lost, __ATOMIC_RELAXED);
+}
+
+bool lat_schedcore_reporter(const struct lat_run *run, const char *family)
+{
+	int i;
+
+	if (!strcmp(family, "sched"))
+		return true;
+	for (i = 0; lat_modules[i] && strcmp(lat_modules[i]->name, "sched"); i++)
+		;
+	return !lat_modules[i] || !(run->opts->probes & (1U << i));
+}
+
+void lat_schedcore_publish_losses(const struct lat_schedcore *c, struct lat_snap *snap,
+				  const struct lat_sc_losses *now,
+				  const struct lat_sc_losses *before)
+{
+	lat_pub_flags(lat_pub_count(snap, "task_records_lost", now->lost - before->lost,
+				    now->lost), LAT_F_NONZERO | LAT_F_DROP);
 }

@@ -32,4 +32,16 @@ int lat_schedcore_join(struct lat_schedcore *c, lat_schedcore_cfg cfg, void *pri
 int lat_schedcore_attach(struct lat_schedcore *c);
 void lat_schedcore_leave(struct lat_schedcore *c);
 
+/* What the shared object lost, for the one family that reports it (sched
+ * when it runs, else hiccup): events of a target that found no per-task
+ * record (task storage refused, the raw_tp table full). */
+struct lat_sc_losses {
+	__u64 lost;
+};
+void lat_schedcore_losses(const struct lat_schedcore *c, struct lat_sc_losses *l);
+bool lat_schedcore_reporter(const struct lat_run *run, const char *family);
+void lat_schedcore_publish_losses(const struct lat_schedcore *c, struct lat_snap *snap,
+				  const struct lat_sc_losses *now,
+				  const struct lat_sc_losses *before);
+
 #endif

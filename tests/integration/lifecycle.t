@@ -25,6 +25,17 @@ ok $? "--probes hiccup alone: exit 0"
 check "--probes hiccup alone: hiccup attached, no sched data" \
 	bash -c "jq -e 'select(.final) | .probes == {\"hiccup\": \"attached (tp_btf)\"} and (has(\"sched\") | not) and (.hiccup.cpus | type == \"array\")' '$T/h.json' >/dev/null"
 left "hiccup alone"
+# The intruder reads never consistent (LATBPF_HC_STALE): every poll is
+# counted and keeps the last consistent list (here: none), never a torn one;
+# the table loss of the shared object is hiccup's to say without sched
+LATBPF_HC_STALE=1 timeout 30 "$LATBPF" --probes hiccup --duration 1500ms --no-tui --json "$T/hs.json" >/dev/null 2>&1
+ok $? "--probes hiccup, inconsistent reads: exit 0"
+polls=$(jq -s 'map(select(.interval)) | length' "$T/hs.json")
+check "every poll's inconsistent read counted: hiccup.stale_polls = $polls polls" \
+	bash -c "jq -e 'select(.final) | .drops[\"hiccup.stale_polls\"] == $polls and .hiccup.stale_polls == $polls and
+		([.hiccup.cpus[].top[]] | length) == 0' '$T/hs.json' >/dev/null"
+check "the interval records say it too (1 each)" \
+	bash -c "jq -s -e 'map(select(.interval)) | all(.hiccup.stale_polls == 1)' '$T/hs.json' >/dev/null"
 LATBPF_FORCE_RAW_TP=1 timeout 30 "$LATBPF" --duration 1s --no-tui --json "$T/r.json" >/dev/null 2>"$T/r.err"
 ok $? "raw_tp fallback: exit 0"
 check "raw_tp fallback: sched on the twins, hiccup refused with a reason" \

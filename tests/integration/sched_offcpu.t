@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Off-CPU ground truth: a thread sleeps exactly 10 ms 100 times. Run with the
-# tp_btf programs (per-task slots) and again with the raw_tp twins (LRU hash)
+# tp_btf programs (per-task slots) and again with the raw_tp twins (a hash)
 # that older kernels get, so both paths are held to the same answer. A third
 # run gives the tp_btf programs a single slot (LATBPF_TASK_SLOTS=1) for four
 # threads, one created late, which end one after another: one thread owns
@@ -58,4 +58,29 @@ for mode in tp_btf raw_tp shared; do
 	timing check "$mode: $near of $n sleeps in [9.9 ms, 20 ms) (want $want; unseen $unseen)" \
 		between "$near" $((want - 1 - unseen)) $((want + 2))
 done
+
+# The raw_tp table full (LATBPF_TASK_RECORDS=2 for 4 sleeping threads and
+# the workload's main thread): the threads without a record lose their
+# events, and every loss is counted. A sleep has no sample only when its
+# switch-out or its wakeup found no record, so samples + losses cover all
+# the sleeps; and nothing is invented: at most the sleeps, plus the
+# workload's own few waits.
+want=$((4 * N))
+start_work full --linger sleep --sleep 10ms --count $N --threads 3
+LATBPF_FORCE_RAW_TP=1 LATBPF_TASK_RECORDS=2 start_latbpf full --pid "$WORK_PID" --probes sched \
+	--no-tui --json "$T/full.json"
+ok $? "raw_tp, table full: latbpf attached"
+kill -USR1 "$WORK_PID"
+wait_for "$T/full.work" '^sleeps=' 20
+stop "$LAT_PID"
+ok $? "raw_tp, table full: latbpf exits 0 on SIGINT"
+kill -TERM "$WORK_PID"
+n=$(final "$T/full.json" .sched.offcpu_sleep.count)
+lost=$(final "$T/full.json" '.drops["sched.task_records_lost"] // 0')
+diag "raw_tp, 2 records: offcpu_sleep n=$n, task_records_lost=$lost, sleeps $want"
+check "raw_tp, table full: losses counted ($lost > 0), in sched and in drops" \
+	bash -c "[ $lost -gt 0 ] && [ \"\$(jq -r 'select(.final) | .sched.task_records_lost' '$T/full.json')\" = $lost ]"
+check "raw_tp, table full: samples + losses cover every sleep ($n + $lost >= $want)" \
+	num_le $want $((n + lost))
+check "raw_tp, table full: no sample invented ($n <= $want + 10)" num_le "$n" $((want + 10))
 done_testing
