@@ -37,6 +37,10 @@ const volatile __u64 threshold_ns = 1000000;
 
 #define MAX_CPUS 1024	/* the loader sizes the arrays to the possible CPUs */
 
+/* the generation of hc_intruders charged now (latbpf/hiccup.h): the
+ * loader's, flipped at every poll */
+volatile __u32 hc_gen = 0;
+
 struct hc_task {
 	__u64 since;
 	__u32 kind;	/* 0: not waiting; else 1 + enum lat_hc_kind */
@@ -106,7 +110,7 @@ static __always_inline void hc_lost(__u32 cpu, __u64 n, __u64 ns)
 /* The hash entry of (cpu, who, id), created zeroed; NULL when full. */
 static __always_inline struct lat_hc_intruder *hc_entry(__u32 cpu, __u32 who, __u32 id)
 {
-	struct lat_hc_intruder_key k = { .cpu = cpu, .who = who, .id = id };
+	struct lat_hc_intruder_key k = { .cpu = cpu, .who = who, .id = id, .gen = hc_gen };
 	struct lat_hc_intruder *v, zero = {};
 
 	v = bpf_map_lookup_elem(&hc_intruders, &k);
@@ -274,7 +278,8 @@ static __always_inline void hc_record(__u32 cpu, __u64 kind, __u64 d)
 static __always_inline void hc_event(__u32 cpu, __u32 kind, __u64 d, __u64 now,
 				  struct task_struct *t, struct hc_state *w, __u32 oc)
 {
-	struct lat_hc_intruder_key k = { .cpu = oc, .who = w->top_who, .id = w->top_id };
+	struct lat_hc_intruder_key k = { .cpu = oc, .who = w->top_who, .id = w->top_id,
+					 .gen = hc_gen };
 	struct lat_hc_intruder *top = NULL;
 	struct lat_hc_cache *cache;
 	struct lat_hc_slot *sl;

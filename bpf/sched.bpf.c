@@ -294,6 +294,10 @@ static __always_inline void on_switch(bool preempt, struct task_struct *prev,
 				th->voluntary++;
 		}
 		st->ts = now;
+		/* its last switch: the loader may read the entry a last time
+		 * and delete it (xchg: the counts above land first) */
+		if (th && (state & TASK_DEAD))
+			__sync_lock_test_and_set(&th->exited, 1);
 	}
 
 	st = sn;

@@ -59,14 +59,23 @@ struct hiccup {
 	 * keeps the last consistent list (its intruders are carried over) */
 	__u64 stale_polls, stale_polls_before;
 	struct lat_sc_losses loss_now, loss_before;	/* when sched does not say them */
+	/* intruders drained from the hash (their generation done), sorted by
+	 * key; past ACC_HIGH the smallest are summed per CPU (LAT_HC_OTHERS) */
+	struct lat_hc_intruder_list acc;
+	__u64 *folded;		/* per CPU: intruders summed so */
+	__u32 gen;		/* the generation BPF charges now */
 };
+
+/* intruders kept by name once drained; the test knob LATBPF_HC_KEEP
+ * lowers it (README, "Environment") */
+#define ACC_HIGH 4096
 
 static const char *const kind_name[LAT_HC_NR_KINDS] = {
 	"preempted", "wakeup", "irq", "softirq", "nmi"
 };
 /* a threaded interrupt handler is an IRQ intruder, whatever runs it */
 static const char *const who_name[LAT_HC_NR_WHO] = {
-	"task", "irq", "softirq", "nmi", "migration", "irq"
+	"task", "irq", "softirq", "nmi", "migration", "irq", "others"
 };
 static const char *const softirq_name[] = { "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK",
 					    "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU" };
@@ -127,7 +136,8 @@ static int hiccup_open(const struct lat_run *run, const void *cfg, void **priv)
 	h->npinned = calloc(n, sizeof(*h->npinned));
 	h->seq = calloc(2 * n, sizeof(*h->seq));
 	h->cache = calloc(n, sizeof(*h->cache));
-	if (!h->now || !h->before || !h->pinned || !h->npinned || !h->seq || !h->cache ||
+	h->folded = calloc(n, sizeof(*h->folded));
+	if (!h->folded || !h->now || !h->before || !h->pinned || !h->npinned || !h->seq || !h->cache ||
 	    (err = lat_schedcore_join(run->schedcore, hiccup_configure, h))) {
 		free(h->now);
 		free(h->before);
@@ -279,6 +289,179 @@ static int read_caches(int fd, struct lat_hc_cache *c, int ncpus)
 	return 0;
 }
 
+/* a's and b's entries, both sorted by key, into one sorted list (b's
+ * name wins: b is the newer); a and b are freed */
+static int list_merge(struct lat_hc_intruder_list *a, struct lat_hc_intruder_list *b)
+{
+	struct lat_hc_intruder_list m = { 0 };
+	size_t i = 0, j = 0;
+	int c;
+
+	m.cap = a->n + b->n ? a->n + b->n : 1;
+	m.a = malloc(m.cap * sizeof(*m.a));
+	if (!m.a)
+		return -ENOMEM;
+	while (i < a->n || j < b->n) {
+		c = i == a->n ? 1 : j == b->n ? -1 : cmp_key(&a->a[i], &b->a[j]);
+		if (c < 0) {
+			m.a[m.n++] = a->a[i++];
+		} else if (c > 0) {
+			m.a[m.n++] = b->a[j++];
+		} else {
+			struct lat_hc_intruder_entry e = a->a[i++];
+			const struct lat_hc_intruder *v = &b->a[j++].v;
+
+			e.v.count += v->count;
+			e.v.total_ns += v->total_ns;
+			e.v.max_ns = v->max_ns > e.v.max_ns ? v->max_ns : e.v.max_ns;
+			if (v->name[0])
+				memcpy(e.v.name, v->name, sizeof(e.v.name));
+			m.a[m.n++] = e;
+		}
+	}
+	free(a->a);
+	free(b->a);
+	*a = m;
+	memset(b, 0, sizeof(*b));
+	return 0;
+}
+
+static int cmp_total(const void *x, const void *y)
+{
+	const struct lat_hc_intruder_entry *a = *(const struct lat_hc_intruder_entry *const *)x;
+	const struct lat_hc_intruder_entry *b = *(const struct lat_hc_intruder_entry *const *)y;
+
+	return (a->v.total_ns > b->v.total_ns) - (a->v.total_ns < b->v.total_ns);
+}
+
+/* Moves what the victims hold (their drained totals) from their entries in
+ * l into l's per-CPU others; an entry that had more (its live part, in the
+ * list of the poll before) keeps the rest. */
+static int sum_into_others(struct lat_hc_intruder_list *l,
+			   const struct lat_hc_intruder_entry *victims, size_t n)
+{
+	struct lat_hc_intruder_list o = { 0 };
+	struct lat_hc_intruder_entry *e, key;
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		const struct lat_hc_intruder *v = &victims[i].v;
+		__u64 c, t;
+
+		e = bsearch(&victims[i], l->a, l->n, sizeof(*l->a), cmp_key);
+		if (!e)
+			continue;
+		c = v->count < e->v.count ? v->count : e->v.count;
+		t = v->total_ns < e->v.total_ns ? v->total_ns : e->v.total_ns;
+		key.k = (struct lat_hc_intruder_key){ .cpu = e->k.cpu, .who = LAT_HC_OTHERS };
+		for (k = 0; k < o.n && o.a[k].k.cpu != e->k.cpu; k++)
+			;
+		if (k == o.n) {
+			memset(&key.v, 0, sizeof(key.v));
+			if (add_intruder(&key.k, &key.v, &o)) {
+				free(o.a);
+				return -ENOMEM;
+			}
+		}
+		o.a[k].v.count += c;
+		o.a[k].v.total_ns += t;
+		if (v->max_ns > o.a[k].v.max_ns)
+			o.a[k].v.max_ns = v->max_ns;
+		e->v.count -= c;
+		e->v.total_ns -= t;
+	}
+	/* drop the emptied, then merge the sums in */
+	for (i = k = 0; i < l->n; i++)
+		if (l->a[i].v.count || l->a[i].k.who == LAT_HC_OTHERS)
+			l->a[k++] = l->a[i];
+	l->n = k;
+	qsort(o.a, o.n, sizeof(*o.a), cmp_key);
+	return list_merge(l, &o);
+}
+
+/*
+ * Keeps the drained list bounded: past ACC_HIGH entries, the smallest
+ * totals down to three quarters of it go into their CPU's others. The list of the poll
+ * before (h->in_now, soon in_before) sums the same intruders, so no
+ * interval sees their past time again.
+ */
+static int bound_acc(struct hiccup *h)
+{
+	const struct lat_hc_intruder_entry **by = NULL;
+	struct lat_hc_intruder_entry *victims = NULL;
+	struct lat_hc_intruder_list prev;
+	size_t high = lat_env_entries("LATBPF_HC_KEEP", ACC_HIGH), low = high - high / 4;
+	size_t i, n = 0, nv;
+	int err;
+
+	if (h->acc.n <= high)
+		return 0;
+	by = malloc(h->acc.n * sizeof(*by));
+	victims = malloc(h->acc.n * sizeof(*victims));
+	if (!by || !victims) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < h->acc.n; i++)
+		if (h->acc.a[i].k.who != LAT_HC_OTHERS)
+			by[n++] = &h->acc.a[i];
+	qsort(by, n, sizeof(*by), cmp_total);
+	nv = h->acc.n - low < n ? h->acc.n - low : n;
+	for (i = 0; i < nv; i++) {
+		victims[i] = *by[i];
+		h->folded[by[i]->k.cpu]++;
+	}
+	qsort(victims, nv, sizeof(*victims), cmp_key);
+	prev = (struct lat_hc_intruder_list){ .a = h->in_now, .n = h->n_in_now,
+					      .cap = h->n_in_now };
+	err = sum_into_others(&h->acc, victims, nv);
+	if (!err)
+		err = sum_into_others(&prev, victims, nv);
+	h->in_now = prev.a;
+	h->n_in_now = prev.n;
+out:
+	free(by);
+	free(victims);
+	return err;
+}
+
+/*
+ * The hash's entries of the generation BPF no longer charges (flipped at
+ * the poll before) into acc, and out of the hash; l keeps the current
+ * generation's, as gen 0. Then the flip: BPF charges the other one.
+ */
+static int drain(struct hiccup *h, struct lat_hc_intruder_list *l)
+{
+	int fd = bpf_map__fd(h->skel->maps.hc_intruders), err;
+	struct lat_hc_intruder_list old = { 0 };
+	size_t i, k;
+
+	for (i = k = 0; i < l->n; i++) {
+		struct lat_hc_intruder_entry *e = &l->a[i];
+
+		if (e->k.gen == h->gen) {
+			e->k.gen = 0;
+			l->a[k++] = *e;
+			continue;
+		}
+		/* nothing writes it since the flip, an interval ago */
+		bpf_map_delete_elem(fd, &e->k);
+		e->k.gen = 0;
+		if ((err = add_intruder(&e->k, &e->v, &old))) {
+			free(old.a);
+			return err;
+		}
+	}
+	l->n = k;
+	qsort(old.a, old.n, sizeof(*old.a), cmp_key);
+	err = list_merge(&h->acc, &old);
+	if (!err)
+		err = bound_acc(h);
+	h->gen ^= 1;
+	h->skel->bss->hc_gen = h->gen;
+	return err;
+}
+
 /* The run's intruders: the hash plus every CPU's cache, read so that no
  * slot moved into the hash meanwhile: seq even and unchanged from before
  * the hash was read until after the cache was (a third read, as the cache
@@ -326,7 +509,22 @@ static int poll_intruders(struct hiccup *h)
 		return 0;
 	}
 	if (!err)
+		err = drain(h, &l);
+	if (!err)
 		err = lat_hc_merge_caches(&l, h->cache, n);
+	if (!err && h->acc.n) {
+		/* the drained totals, added to the live ones */
+		struct lat_hc_intruder_list acc = { .n = h->acc.n, .cap = h->acc.n,
+						    .a = malloc(h->acc.n * sizeof(*acc.a)) };
+
+		if (!acc.a)
+			err = -ENOMEM;
+		else
+			memcpy(acc.a, h->acc.a, h->acc.n * sizeof(*acc.a));
+		if (!err)
+			err = list_merge(&acc, &l);	/* the live names are newer */
+		l = acc;
+	}
 	if (err) {
 		free(l.a);
 		return err;
@@ -399,6 +597,8 @@ static void intruder_name(const struct lat_hc_intruder_entry *in, char *buf, siz
 		snprintf(buf, len, "%s", softirq_name[in->k.id]);
 	else if (in->k.who == LAT_HC_MIGRATION)
 		snprintf(buf, len, "from CPU %u", in->k.id);
+	else if (in->k.who == LAT_HC_OTHERS)
+		snprintf(buf, len, "(others)");
 	else
 		snprintf(buf, len, "%.16s", in->v.name);
 }
@@ -432,7 +632,8 @@ static void publish_top(struct hiccup *h, struct lat_snap *s, __u32 cpu)
 	list = NULL;
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass == 1) {
-			lat_pub_count(s, "intruders", n_iv, n_run);
+			/* those summed into others were distinct before */
+			lat_pub_count(s, "intruders", n_iv, n_run + h->folded[cpu]);
 			lat_pub_dur(s, "intruders_ns", sum_iv, sum_run);
 			list = lat_pub_list(s, "top", "top intruders");
 			lat_pub_rank(s, "total_ns", MAX_TOP, 5);
@@ -449,9 +650,11 @@ static void publish_top(struct hiccup *h, struct lat_snap *s, __u32 cpu)
 			t_iv = in->v.total_ns - (b ? (b->v.total_ns < in->v.total_ns ?
 						      b->v.total_ns : in->v.total_ns) : 0);
 			if (pass == 0) {
-				n_iv += c_iv > 0;
+				bool one = in->k.who != LAT_HC_OTHERS;
+
+				n_iv += one && c_iv > 0;
 				sum_iv += c_iv ? t_iv : 0;
-				n_run += in->v.count > 0;
+				n_run += one && in->v.count > 0;
 				sum_run += in->v.count ? in->v.total_ns : 0;
 				continue;
 			}
@@ -615,6 +818,8 @@ static void hiccup_destroy(void *priv)
 	free(h->cache);
 	free(h->in_now);
 	free(h->in_before);
+	free(h->acc.a);
+	free(h->folded);
 	free(h->events);
 	free(h->pinned);
 	free(h->npinned);

@@ -41,8 +41,14 @@ struct thread_rec {
 	__u32 tid, tgid;
 	char comm[16];
 	__u64 voluntary, involuntary;
+	__u64 exited;			/* 0, or the poll that saw it exited */
 	size_t off[LAT_SCHED_NR_HIST];	/* into blob */
 };
+
+/* Exited threads the loader keeps by name after their map entry is gone;
+ * older ones are summed into "threads_exited", so a day of thread churn
+ * takes what a minute does. */
+#define MAX_EXITED 4096
 
 struct thread_set {
 	struct thread_rec *t;
@@ -62,6 +68,10 @@ struct sched {
 	struct lat_sched_cpu now, before, iv;	/* merged */
 	struct thread_set th_now, th_before;
 	struct lat_sched_thread scratch;
+	__u64 polls;
+	/* exited threads summed, beyond the MAX_EXITED kept by name */
+	struct lat_hist *ex_now, *ex_before;	/* LAT_SCHED_NR_HIST each */
+	__u64 ex_threads, ex_vol, ex_invol, ex_threads_b, ex_vol_b, ex_invol_b;
 	struct lat_sc_losses loss_now, loss_before;
 	char mode[320];
 };
@@ -149,17 +159,16 @@ static const struct lat_hist_packed *set_hist(const struct thread_set *ts,
 	return (const struct lat_hist_packed *)(ts->blob + t->off[k]);
 }
 
-/* one map entry into the set being built: its record and packed histograms */
-static int add_thread(const void *key, void *value, void *ctx)
+static size_t packed_bytes(const struct lat_hist_packed *p)
 {
-	const struct lat_sched_thread *v = value;
-	struct thread_set *ts = ctx;
-	struct thread_rec *t;
-	size_t need = 0, sz[LAT_SCHED_NR_HIST];
-	int k;
+	return sizeof(*p) + ((2 * (size_t)p->nz + 7) & ~(size_t)7) + 8 * (size_t)p->nz;
+}
 
-	for (k = 0; k < LAT_SCHED_NR_HIST; k++)
-		need += sz[k] = lat_hist_packed_size(&v->h[k]);
+/* room for one more record and need bytes of histograms */
+static int set_grow(struct thread_set *ts, size_t need)
+{
+	struct thread_rec *t;
+
 	if (ts->n == ts->cap) {
 		size_t cap = ts->cap ? 2 * ts->cap : 64;
 
@@ -177,7 +186,30 @@ static int add_thread(const void *key, void *value, void *ctx)
 		ts->blob = b;
 		ts->size = size;
 	}
+	return 0;
+}
+
+struct poll_ctx {
+	struct thread_set *ts;
+	__u64 poll;
+};
+
+/* one map entry into the set being built: its record and packed histograms */
+static int add_thread(const void *key, void *value, void *ctx)
+{
+	const struct lat_sched_thread *v = value;
+	struct poll_ctx *pc = ctx;
+	struct thread_set *ts = pc->ts;
+	struct thread_rec *t;
+	size_t need = 0, sz[LAT_SCHED_NR_HIST];
+	int k;
+
+	for (k = 0; k < LAT_SCHED_NR_HIST; k++)
+		need += sz[k] = lat_hist_packed_size(&v->h[k]);
+	if (set_grow(ts, need))
+		return -ENOMEM;
 	t = &ts->t[ts->n++];
+	t->exited = v->exited ? pc->poll : 0;
 	t->tid = v->tid;
 	t->tgid = v->tgid;
 	memcpy(t->comm, v->comm, sizeof(t->comm));
@@ -191,12 +223,117 @@ static int add_thread(const void *key, void *value, void *ctx)
 	return 0;
 }
 
+/* a record of another set, with its histograms, into ts */
+static int copy_thread(struct thread_set *ts, const struct thread_set *from,
+		       const struct thread_rec *r)
+{
+	size_t need = 0;
+	struct thread_rec *t;
+	int k;
+
+	for (k = 0; k < LAT_SCHED_NR_HIST; k++)
+		need += packed_bytes(set_hist(from, r, k));
+	if (set_grow(ts, need))
+		return -ENOMEM;
+	t = &ts->t[ts->n++];
+	*t = *r;
+	for (k = 0; k < LAT_SCHED_NR_HIST; k++) {
+		size_t n = packed_bytes(set_hist(from, r, k));
+
+		t->off[k] = ts->used;
+		memcpy(ts->blob + ts->used, set_hist(from, r, k), n);
+		ts->used += n;
+	}
+	return 0;
+}
+
+static int cmp_exited(const void *a, const void *b)
+{
+	const struct thread_rec *x = *(const struct thread_rec *const *)a;
+	const struct thread_rec *y = *(const struct thread_rec *const *)b;
+
+	return x->exited != y->exited ? (x->exited > y->exited) - (x->exited < y->exited) :
+					cmp_tid(x, y);
+}
+
+/* Exited threads beyond those kept by name go into one sum. Their samples
+ * were in earlier intervals under their own tid, so they go into the sum's
+ * "before" too: the sum's interval shows only what is new. */
+static int fold_exited(struct sched *s, const struct thread_set *from,
+		       const struct thread_rec *const *r, size_t n)
+{
+	struct lat_hist *h = malloc(sizeof(*h));
+	size_t i;
+	int k;
+
+	if (!h)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < LAT_SCHED_NR_HIST; k++) {
+			lat_hist_unpack(h, set_hist(from, r[i], k));
+			lat_hist_merge(&s->ex_now[k], h);
+			lat_hist_merge(&s->ex_before[k], h);
+		}
+		s->ex_threads++;
+		s->ex_vol += r[i]->voluntary;
+		s->ex_invol += r[i]->involuntary;
+	}
+	s->ex_vol_b = s->ex_vol;
+	s->ex_invol_b = s->ex_invol;
+	free(h);
+	return 0;
+}
+
+/*
+ * The map's threads, then the exited ones kept from before (their entries
+ * are gone): the newest MAX_EXITED by name, the older summed (fold_exited).
+ * An exited thread's entry is read once more and deleted: nothing writes
+ * it after its last switch, so the map holds live threads only.
+ */
 static int poll_threads(struct sched *s)
 {
-	struct thread_set ts = { 0 };
-	int err = lat_map_each(bpf_map__fd(s->skel->maps.sched_threads), sizeof(__u32),
-			       &s->scratch, add_thread, &ts);
+	int fd = bpf_map__fd(s->skel->maps.sched_threads), err;
+	struct thread_set ts = { 0 }, *bs = &s->th_now;
+	struct poll_ctx pc = { .ts = &ts, .poll = ++s->polls };
+	const struct thread_rec **old = NULL;
+	size_t i, n_map, n_old = 0, n_new = 0, fold = 0;
+	/* the test knob LATBPF_THREADS_EXITED lowers it (README, "Environment") */
+	size_t keep = lat_env_entries("LATBPF_THREADS_EXITED", MAX_EXITED);
 
+	if (s->ex_now) {
+		memcpy(s->ex_before, s->ex_now, LAT_SCHED_NR_HIST * sizeof(*s->ex_now));
+		s->ex_threads_b = s->ex_threads;
+		s->ex_vol_b = s->ex_vol;
+		s->ex_invol_b = s->ex_invol;
+	}
+	err = lat_map_each(fd, sizeof(__u32), &s->scratch, add_thread, &pc);
+	n_map = ts.n;
+	for (i = 0; !err && i < n_map; i++) {
+		if (!ts.t[i].exited)
+			continue;
+		bpf_map_delete_elem(fd, &ts.t[i].tid);
+		n_new++;
+	}
+	qsort(ts.t, n_map, sizeof(*ts.t), cmp_tid);
+	if (!err && bs->n && !(old = malloc(bs->n * sizeof(*old))))
+		err = -ENOMEM;
+	for (i = 0; !err && i < bs->n; i++)
+		if (bs->t[i].exited && !bsearch(&bs->t[i], ts.t, n_map, sizeof(*ts.t), cmp_tid))
+			old[n_old++] = &bs->t[i];
+	if (!err && n_old + n_new > keep) {
+		fold = n_old + n_new - keep;
+		fold = fold < n_old ? fold : n_old;
+		/* oldest exit first */
+		qsort(old, n_old, sizeof(*old), cmp_exited);
+		if (!s->ex_now) {
+			s->ex_now = calloc(2 * LAT_SCHED_NR_HIST, sizeof(*s->ex_now));
+			s->ex_before = s->ex_now ? s->ex_now + LAT_SCHED_NR_HIST : NULL;
+		}
+		err = s->ex_now ? fold_exited(s, bs, old, fold) : -ENOMEM;
+	}
+	for (i = fold; !err && i < n_old; i++)
+		err = copy_thread(&ts, bs, old[i]);
+	free(old);
 	if (err) {
 		set_free(&ts);
 		return err;
@@ -315,6 +452,19 @@ static void sched_publish(void *priv, struct lat_snap *snap)
 	lat_pub_end(snap);
 	if (s->cfg.per_thread) {
 		publish_threads(s, snap);
+		if (s->ex_threads) {
+			lat_pub_obj(snap, "threads_exited",
+				    "exited threads beyond the newest 4096, summed");
+			lat_pub_count(snap, "threads", s->ex_threads - s->ex_threads_b,
+				      s->ex_threads);
+			for (int k = 0; k < LAT_SCHED_NR_HIST; k++)
+				lat_pub_hist(snap, hist_key[k], hist_title[k], &s->ex_now[k],
+					     &s->ex_before[k]);
+			lat_pub_count(snap, "voluntary", s->ex_vol - s->ex_vol_b, s->ex_vol);
+			lat_pub_count(snap, "involuntary", s->ex_invol - s->ex_invol_b,
+				      s->ex_invol);
+			lat_pub_end(snap);
+		}
 		lat_pub_flags(lat_pub_count(snap, "threads_dropped",
 					    s->now.threads_dropped - s->before.threads_dropped,
 					    s->now.threads_dropped),
@@ -337,6 +487,7 @@ static void sched_destroy(void *priv)
 	free(s->cpu_before);
 	set_free(&s->th_now);
 	set_free(&s->th_before);
+	free(s->ex_now);
 	free(s);
 }
 

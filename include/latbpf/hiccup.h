@@ -25,6 +25,8 @@ enum lat_hc_who {
 	LAT_HC_IRQ_THREAD,	/* id: pid of a threaded interrupt handler, name:
 				 * its comm, "irq/NN-name" (every handler on
 				 * PREEMPT_RT; some drivers' elsewhere) */
+	LAT_HC_OTHERS,		/* the loader's: intruders beyond those it keeps by
+				 * name, summed per CPU (never from BPF) */
 	LAT_HC_NR_WHO,
 };
 
@@ -48,12 +50,17 @@ _Static_assert(sizeof(struct lat_hc_cpu) == 8 * (2 * LAT_HC_NR_KINDS + 2 + 2) +
 		       2 * sizeof(struct lat_hist), "lat_hc_cpu layout is shared with BPF");
 _Static_assert(sizeof(struct lat_hc_cpu) % 64 == 0, "one CPU's entry, its own cache lines");
 
-/* Intruder totals, aggregated in the kernel: hash keyed by (cpu, who, id). */
+/* Intruder totals, aggregated in the kernel: hash keyed by (cpu, who, id,
+ * gen). The BPF side charges generation hc_gen, which the loader flips at
+ * every poll; at the next poll nothing writes the other generation any
+ * more, and the loader adds its entries to its own totals and deletes them:
+ * the hash holds the intruders of about one interval, whatever the run's
+ * length. */
 struct lat_hc_intruder_key {
 	__u32 cpu;
 	__u32 who;
 	__u32 id;
-	__u32 _pad;
+	__u32 gen;		/* 0 or 1; the loader's lists keep 0 */
 };
 struct lat_hc_intruder {
 	__u64 count;

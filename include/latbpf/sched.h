@@ -24,19 +24,25 @@ _Static_assert(sizeof(struct lat_sched_cpu) ==
 		       32 + LAT_SCHED_NR_HIST * sizeof(struct lat_hist),
 	       "lat_sched_cpu layout is shared with BPF");
 
-/* --per-thread: one per target thread, hash map keyed by tid. */
+/* --per-thread: one per live target thread, hash map keyed by tid. At the
+ * thread's last switch the BPF side sets exited; the loader then reads the
+ * entry a last time and deletes it, so the map holds live threads only. */
 struct lat_sched_thread {
 	__u32 tid;
 	__u32 tgid;
 	char comm[16];
 	__u64 voluntary;
 	__u64 involuntary;
+	__u32 exited;		/* its last switch is done: nothing writes it again */
+	__u32 _pad;
 	struct lat_hist h[LAT_SCHED_NR_HIST];
 };
 _Static_assert(sizeof(struct lat_sched_thread) ==
-		       40 + LAT_SCHED_NR_HIST * sizeof(struct lat_hist),
+		       48 + LAT_SCHED_NR_HIST * sizeof(struct lat_hist),
 	       "lat_sched_thread layout is shared with BPF");
 
-#define LAT_SCHED_MAX_THREADS 4096
+/* live target threads with their own histograms in the kernel: 1024 x
+ * 15.9 KB = 15.9 MiB at most (docs/performance.md, "Kernel memory") */
+#define LAT_SCHED_MAX_THREADS 1024
 
 #endif

@@ -149,6 +149,11 @@ ok $((${#bps[@]} != NB)) "many: $NB burners ready (${#bps[@]})"
 LATBPF_HC_INTRUDERS=8 start_latbpf small --pid "$hog" --probes hiccup --no-tui \
 	--json "$T/small.json"
 small=$LAT_PID
+# a third, that keeps 16 intruders by name once drained (LATBPF_HC_KEEP) and
+# polls every 200 ms: the rest are summed per CPU as "(others)"
+LATBPF_HC_KEEP=16 start_latbpf keep --pid "$hog" --probes hiccup --no-tui --interval 200ms \
+	--json "$T/keep.json"
+keep=$LAT_PID
 start_latbpf many --pid "$hog" --probes hiccup --no-tui --json "$T/many.json"
 kill -USR1 "$hog"
 kill -USR1 "${bps[@]}"
@@ -158,6 +163,7 @@ for ((i = 0; i < 600; i++)); do
 done
 stop "$LAT_PID"
 stop "$small"
+stop "$keep"
 kill -TERM "$hog" 2>/dev/null
 J=$T/many.json
 c1=".hiccup.cpus[] | select(.cpu == 1)"
@@ -197,6 +203,24 @@ check "many, 8 keys: charged $s_in + lost $s_lostns ns = waited + interrupted $s
 	between "$((s_in + s_lostns))" "$((s_all * 99 / 100))" "$((s_all * 101 / 100))"
 grep -q 'intruders_lost' "$T/small.out"
 ok $? "many, 8 keys: the summary names the loss"
+# The kernel's hash is drained every poll (latbpf/hiccup.h), so the
+# intervals' intruder time adds up to the run's exactly
+ivs=$(jq -s "[.[] | select(.interval) | $c1 | .intruders_ns] | add" "$J")
+check "many: the intervals' intruders_ns add up to the run's ($ivs = $inns)" test "$ivs" = "$inns"
+# keeping 16 by name: the others are summed, and nothing is lost or counted twice
+K=$T/keep.json
+k_in=$(final "$K" "$c1 | .intruders_ns")
+k_all=$(final "$K" "$c1 | .preempted_ns + .wakeup_ns + .irq_ns + .softirq_ns + .nmi_ns")
+k_oth=$(final "$K" "[$c1 | .top[] | select(.kind == \"others\")] | .[0].total_ns // 0")
+k_ivs=$(jq -s "[.[] | select(.interval) | $c1 | .intruders_ns] | add" "$K")
+diag "keep 16: cpu1 $(final "$K" "$c1 | .intruders") intruders, $k_in ns charged ($k_oth as (others)), waited + interrupted $k_all ns"
+check "keep 16: the intruders beyond 16 are summed as (others) ($k_oth ns)" num_le 1 "$k_oth"
+check "keep 16: charged $k_in ns = waited + interrupted $k_all ns (+-1%)" \
+	between "$k_in" "$((k_all * 99 / 100))" "$((k_all * 101 / 100))"
+check "keep 16: the intervals add up to the run: nothing summed twice ($k_ivs = $k_in)" \
+	test "$k_ivs" = "$k_in"
+check "keep 16: still counts every intruder it saw ($(final "$K" "$c1 | .intruders") > 64)" \
+	num_le 65 "$(final "$K" "$c1 | .intruders")"
 
 # Interrupts: the target spins on CPU 1; TCP traffic on CPU 0 in a network
 # namespace whose lo steers receive processing (RPS) to CPU 1, so NET_RX

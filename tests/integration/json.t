@@ -52,4 +52,43 @@ timed=$(final "$J" '[.sched.threads[] | select(.offcpu_sleep.count >= 790) | .of
 check "per-thread: 1600 sleeps = $timed timed + $unseen unseen (+ at most 2 of the main thread)" \
 	between "$((timed + unseen))" 1600 1602
 check "unseen wakeups stay rare ($unseen <= 4)" num_le "$unseen" 4
+
+# --per-thread with thread churn: 63 threads sleep 5 times and exit. The
+# kernel's table keeps live threads only (an exited thread's entry is read
+# a last time and deleted), and the loader keeps the newest exited threads
+# by name (LATBPF_THREADS_EXITED=20 here, 4096 by default) and sums the
+# older: every thread and every sample is still there, by name or summed.
+start_work c --linger sleep --sleep 1ms --count 5 --threads 63
+LATBPF_THREADS_EXITED=20 start_latbpf c --pid "$WORK_PID" --probes sched --per-thread \
+	--interval 300ms --no-tui --json "$T/c.json"
+kill -USR1 "$WORK_PID"
+wait_for "$T/c.work" '^sleeps=' 20
+sleep 1
+# the table, from outside: bpftool on the sched_threads map latbpf holds
+LP=$(pgrep -P "$LAT_PID" -x latbpf || echo "$LAT_PID")
+mid=
+for f in /proc/"$LP"/fd/*; do
+	[ "$(readlink "$f")" = anon_inode:bpf-map ] || continue
+	id=$(sed -n 's/^map_id:[[:space:]]*//p' /proc/"$LP"/fdinfo/"${f##*/}")
+	[ "$(bpftool map show id "$id" -j | jq -r .name)" = sched_threads ] && mid=$id
+done
+left=$(bpftool map dump id "${mid:-0}" -j 2>/dev/null | jq length)
+stop "$LAT_PID"
+ok $? "thread churn: latbpf exits 0"
+kill -TERM "$WORK_PID"
+C=$T/c.json
+check "thread churn: the kernel's table holds the live threads only (${left:-?} entries, the main thread's)" \
+	test "${left:-x}" = 1
+named=$(final "$C" '.sched.threads | length')
+summed=$(final "$C" '.sched.threads_exited.threads // 0')
+check "thread churn: 20 exited threads by name + the main thread ($named), the other 43 summed ($summed)" \
+	test "$named,$summed" = "21,43"
+tr=$(final "$C" '([.sched.threads[].runq.count] | add) + .sched.threads_exited.runq.count')
+check "thread churn: run-queue samples by thread + summed = the total ($tr = $(final "$C" .sched.runq.count))" \
+	test "$tr" = "$(final "$C" .sched.runq.count)"
+ts=$(final "$C" '([.sched.threads[].offcpu_sleep.count] | add) + .sched.threads_exited.offcpu_sleep.count')
+check "thread churn: sleeps by thread + summed = the total ($ts = $(final "$C" .sched.offcpu_sleep.count))" \
+	test "$ts" = "$(final "$C" .sched.offcpu_sleep.count)"
+si=$(jq -s '[.[] | select(.interval) | .sched.threads_exited.runq.count // 0] | add' "$C")
+check "thread churn: summing old threads adds no samples to any interval ($si)" test "$si" = 0
 done_testing
