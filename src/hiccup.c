@@ -13,7 +13,9 @@
 #include "schedcore.h"
 #include "sched.skel.h"
 
-#define MAX_EVENTS 100000	/* kept for the final report */
+/* the newest events, kept for the final report (a ring: a day's events
+ * take what a minute's do); every event is in its interval's report */
+#define MAX_EVENTS 10000
 #define MAX_TOP 20		/* intruders per CPU in JSON; 5 on a screen */
 #define MAX_PINNED 16
 #define EVENTS_BEFORE 50	/* earlier events an interval's snapshot holds */
@@ -49,7 +51,9 @@ struct hiccup {
 	size_t n_in_now, n_in_before;
 	struct lat_hc_event *events;
 	size_t nevents, iv_first;	/* this interval: events[iv_first..] */
-	__u64 events_dropped;		/* beyond MAX_EVENTS */
+	__u64 events_dropped;		/* beyond max_events in one interval */
+	__u64 arrived, arrived_iv;	/* events read, kept or not; at the poll */
+	size_t max_events;		/* MAX_EVENTS, or LATBPF_HC_EVENTS's */
 	__u32 (*pinned)[MAX_PINNED];	/* per CPU: target tids pinned there */
 	int *npinned;
 	__u64 t0, t_last;
@@ -87,13 +91,15 @@ static int on_event(void *ctx, void *data, size_t len)
 
 	if (len < sizeof(*e))
 		return 0;
-	if (h->nevents == MAX_EVENTS) {
+	h->arrived++;
+	/* the ring is full of events not yet reported */
+	if (h->nevents - h->iv_first >= h->max_events) {
 		h->events_dropped++;
 		return 0;
 	}
-	if (!h->events && !(h->events = calloc(MAX_EVENTS, sizeof(*e))))
+	if (!h->events && !(h->events = calloc(h->max_events, sizeof(*e))))
 		return -ENOMEM;
-	memcpy(&h->events[h->nevents++], data, sizeof(*e));
+	memcpy(&h->events[h->nevents++ % h->max_events], data, sizeof(*e));
 	return 0;
 }
 
@@ -137,6 +143,8 @@ static int hiccup_open(const struct lat_run *run, const void *cfg, void **priv)
 	h->seq = calloc(2 * n, sizeof(*h->seq));
 	h->cache = calloc(n, sizeof(*h->cache));
 	h->folded = calloc(n, sizeof(*h->folded));
+	/* the test knob shrinks the ring (README, "Environment") */
+	h->max_events = lat_env_entries("LATBPF_HC_EVENTS", MAX_EVENTS);
 	if (!h->folded || !h->now || !h->before || !h->pinned || !h->npinned || !h->seq || !h->cache ||
 	    (err = lat_schedcore_join(run->schedcore, hiccup_configure, h))) {
 		free(h->now);
@@ -545,6 +553,7 @@ static int hiccup_poll(void *priv)
 	__u32 c;
 
 	h->iv_first = h->nevents;
+	h->arrived_iv = h->arrived;
 	h->stale_polls_before = h->stale_polls;
 	h->loss_before = h->loss_now;
 	lat_schedcore_losses(h->run->schedcore, &h->loss_now);
@@ -735,17 +744,19 @@ static void publish_cpu(struct hiccup *h, struct lat_snap *s, __u32 c, bool iv, 
 static void publish_events(struct hiccup *h, struct lat_snap *s)
 {
 	char name[32];
-
 	size_t i = 0;
 
 	/* an interval's snapshot: its own events, and the latest before them
-	 * for a screen; the whole run's: all of them */
+	 * for a screen; the whole run's: the newest max_events */
 	if (s->interval && h->iv_first > EVENTS_BEFORE)
 		i = h->iv_first - EVENTS_BEFORE;
+	if (h->nevents > h->max_events && i < h->nevents - h->max_events)
+		i = h->nevents - h->max_events;
+	lat_pub_count(s, "events_seen", h->arrived - h->arrived_iv, h->arrived);
 	lat_pub_list(s, "events", "hiccups above the threshold");
 	lat_pub_flags(s->cur, LAT_F_TAIL);
 	for (; i < h->nevents; i++) {
-		const struct lat_hc_event *ev = &h->events[i];
+		const struct lat_hc_event *ev = &h->events[i % h->max_events];
 		struct lat_hc_intruder_entry in = { .k = { .who = ev->who, .id = ev->pid } };
 
 		memcpy(in.v.name, ev->name, sizeof(in.v.name));

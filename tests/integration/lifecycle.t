@@ -25,6 +25,26 @@ ok $? "--probes hiccup alone: exit 0"
 check "--probes hiccup alone: hiccup attached, no sched data" \
 	bash -c "jq -e 'select(.final) | .probes == {\"hiccup\": \"attached (tp_btf)\"} and (has(\"sched\") | not) and (.hiccup.cpus | type == \"array\")' '$T/h.json' >/dev/null"
 left "hiccup alone"
+# The event ring (LATBPF_HC_EVENTS=5): every event is in its interval's
+# record, the final record lists the newest 5 and says how many there were,
+# and an interval's events beyond 5 are counted as dropped
+LATBPF_HC_EVENTS=5 timeout 30 "$LATBPF" --probes hiccup --threshold 5us --interval 200ms \
+	--duration 2s --no-tui --json "$T/he.json" >/dev/null 2>&1 &
+hp=$!
+timeout 10 "$LATWORK" sleep --sleep 1ms --count 1500 --threads 4 >/dev/null 2>&1
+wait $hp
+ok $? "--probes hiccup, a ring of 5 events: exit 0"
+seen=$(final "$T/he.json" .hiccup.events_seen)
+listed=$(jq -s '[.[] | select(.interval) | .hiccup.events | length] | add' "$T/he.json")
+dropped=$(final "$T/he.json" '.drops["hiccup.events_dropped"] // 0')
+diag "ring of 5: $seen events seen, $listed in the interval records, $dropped dropped"
+check "ring of 5: enough events listed to wrap it ($listed > 5)" num_le 6 "$listed"
+check "ring of 5: every event seen is listed in its interval's record or dropped ($listed + $dropped = $seen)" \
+	test "$((listed + dropped))" = "$seen"
+check "ring of 5: the final record lists the newest 5" \
+	bash -c "jq -s -e '(map(select(.interval) | .hiccup.events[]) | .[-5:]) == (map(select(.final))[0].hiccup.events)' '$T/he.json' >/dev/null"
+check "ring of 5: an interval's events beyond 5 are counted ($dropped), each interval <= 5 listed" \
+	bash -c "jq -s -e 'map(select(.interval) | .hiccup.events | length) | all(. <= 5)' '$T/he.json' >/dev/null"
 # The intruder reads never consistent (LATBPF_HC_STALE): every poll is
 # counted and keeps the last consistent list (here: none), never a torn one;
 # the table loss of the shared object is hiccup's to say without sched
