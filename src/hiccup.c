@@ -14,8 +14,10 @@
 #include "sched.skel.h"
 
 /* the newest events, kept for the final report (a ring: a day's events
- * take what a minute's do); every event is in its interval's report */
-#define MAX_EVENTS 10000
+ * take what a minute's do); every event is in its interval's report, up
+ * to this many an interval (each is ~14 snapshot nodes, 1.7 KB: 10,000
+ * target threads waking every 500 ms made 5,000 an interval, 9 MiB) */
+#define MAX_EVENTS 1000
 #define MAX_TOP 20		/* intruders per CPU in JSON; 5 on a screen */
 #define MAX_PINNED 16
 #define EVENTS_BEFORE 50	/* earlier events an interval's snapshot holds */
@@ -629,60 +631,96 @@ static void pub_irq_thread(struct lat_snap *s, __u32 who, const char *comm)
 
 /* The CPU's intruders, each with its interval and run totals; a view
  * ranks them by its own total. */
+struct top_cand {
+	const struct lat_hc_intruder_entry *in;
+	__u64 c_iv, t_iv;
+	bool listed;
+};
+
+static int cmp_t_iv(const void *a, const void *b)
+{
+	const struct top_cand *x = *(struct top_cand *const *)a, *y = *(struct top_cand *const *)b;
+
+	return (x->t_iv < y->t_iv) - (x->t_iv > y->t_iv);
+}
+
+static int cmp_t_run(const void *a, const void *b)
+{
+	const struct top_cand *x = *(struct top_cand *const *)a, *y = *(struct top_cand *const *)b;
+
+	return (x->in->v.total_ns < y->in->v.total_ns) - (x->in->v.total_ns > y->in->v.total_ns);
+}
+
+/* The CPU's intruders: the totals of all of them, and as items the top
+ * MAX_TOP of the interval and of the run (a view ranks them by its own
+ * total): with thousands of intruders, every one an item made a 10 MiB
+ * snapshot. */
 static void publish_top(struct hiccup *h, struct lat_snap *s, __u32 cpu)
 {
+	__u64 n_iv = 0, n_run = 0, sum_iv = 0, sum_run = 0;
+	struct top_cand *cand = malloc((h->n_in_now + 1) * sizeof(*cand)), **by;
 	const struct lat_hc_intruder_entry *in, *b;
-	__u64 n_iv = 0, n_run = 0, sum_iv = 0, sum_run = 0, c_iv, t_iv;
-	struct lat_node *list;
-	size_t i;
+	size_t i, n = 0, k;
 	char name[32];
 
-	/* first the totals of all of them, not only the top ones listed */
-	list = NULL;
-	for (int pass = 0; pass < 2; pass++) {
-		if (pass == 1) {
-			/* those summed into others were distinct before */
-			lat_pub_count(s, "intruders", n_iv, n_run + h->folded[cpu]);
-			lat_pub_dur(s, "intruders_ns", sum_iv, sum_run);
-			list = lat_pub_list(s, "top", "top intruders");
-			lat_pub_rank(s, "total_ns", MAX_TOP, 5);
-		}
-		for (i = 0; i < h->n_in_now; i++) {
-			in = &h->in_now[i];
-			if (in->k.cpu != cpu)
-				continue;
-			b = bsearch(in, h->in_before, h->n_in_before, sizeof(*in), cmp_key);
-			/* totals only grow; a read that raced a slot move
-			 * (latbpf/hiccup.h) more than 8 times in a row must not wrap */
-			c_iv = in->v.count - (b ? (b->v.count < in->v.count ? b->v.count :
-						    in->v.count) : 0);
-			t_iv = in->v.total_ns - (b ? (b->v.total_ns < in->v.total_ns ?
-						      b->v.total_ns : in->v.total_ns) : 0);
-			if (pass == 0) {
-				bool one = in->k.who != LAT_HC_OTHERS;
+	by = malloc((h->n_in_now + 1) * sizeof(*by));
+	for (i = 0; cand && by && i < h->n_in_now; i++) {
+		struct top_cand *c = &cand[n];
 
-				n_iv += one && c_iv > 0;
-				sum_iv += c_iv ? t_iv : 0;
-				n_run += one && in->v.count > 0;
-				sum_run += in->v.count ? in->v.total_ns : 0;
-				continue;
-			}
-			if (!in->v.count)
-				continue;
-			intruder_name(in, name, sizeof(name));
-			lat_pub_item(s, c_iv > 0, true);
-			lat_pub_str(s, "kind", who_name[in->k.who < LAT_HC_NR_WHO ? in->k.who : 0]);
-			lat_pub_str(s, "name", name);
-			lat_pub_num(s, "pid", in->k.id);
-			pub_irq_thread(s, in->k.who, in->v.name);
-			lat_pub_count(s, "count", c_iv, in->v.count);
-			lat_pub_dur(s, "total_ns", t_iv, in->v.total_ns);
-			lat_pub_dur(s, "max_ns", in->v.max_ns, in->v.max_ns);
-			lat_pub_end(s);
-		}
+		in = &h->in_now[i];
+		if (in->k.cpu != cpu || !in->v.count)
+			continue;
+		b = bsearch(in, h->in_before, h->n_in_before, sizeof(*in), cmp_key);
+		/* totals only grow; a read that raced a slot move
+		 * (latbpf/hiccup.h) more than 8 times in a row must not wrap */
+		c->in = in;
+		c->c_iv = in->v.count - (b ? (b->v.count < in->v.count ? b->v.count :
+					      in->v.count) : 0);
+		c->t_iv = in->v.total_ns - (b ? (b->v.total_ns < in->v.total_ns ?
+						b->v.total_ns : in->v.total_ns) : 0);
+		c->listed = false;
+		n_iv += in->k.who != LAT_HC_OTHERS && c->c_iv > 0;
+		sum_iv += c->c_iv ? c->t_iv : 0;
+		n_run += in->k.who != LAT_HC_OTHERS;
+		sum_run += in->v.total_ns;
+		by[n] = c;
+		n++;
 	}
-	if (list)
+	/* those summed into others were distinct before */
+	lat_pub_count(s, "intruders", n_iv, n_run + h->folded[cpu]);
+	lat_pub_dur(s, "intruders_ns", sum_iv, sum_run);
+	lat_pub_list(s, "top", "top intruders");
+	lat_pub_rank(s, "total_ns", MAX_TOP, 5);
+	if (cand && by) {
+		qsort(by, n, sizeof(*by), cmp_t_iv);
+		for (k = 0; k < n && k < MAX_TOP && by[k]->t_iv; k++)
+			by[k]->listed = true;
+		qsort(by, n, sizeof(*by), cmp_t_run);
+		for (k = 0; k < n && k < MAX_TOP; k++)
+			by[k]->listed = true;
+	}
+	for (i = 0; cand && by && i < n; i++) {
+		const struct top_cand *c = &cand[i];
+
+		if (!c->listed)
+			continue;
+		in = c->in;
+		intruder_name(in, name, sizeof(name));
+		lat_pub_item(s, c->c_iv > 0, true);
+		lat_pub_str(s, "kind", who_name[in->k.who < LAT_HC_NR_WHO ? in->k.who : 0]);
+		lat_pub_str(s, "name", name);
+		lat_pub_num(s, "pid", in->k.id);
+		pub_irq_thread(s, in->k.who, in->v.name);
+		lat_pub_count(s, "count", c->c_iv, in->v.count);
+		lat_pub_dur(s, "total_ns", c->t_iv, in->v.total_ns);
+		lat_pub_dur(s, "max_ns", in->v.max_ns, in->v.max_ns);
 		lat_pub_end(s);
+	}
+	lat_pub_end(s);
+	if (!cand || !by)
+		s->oom = true;
+	free(cand);
+	free(by);
 }
 
 static void publish_cpu(struct hiccup *h, struct lat_snap *s, __u32 c, bool iv, bool run)

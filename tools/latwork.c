@@ -9,6 +9,11 @@
  *       and does the same. Prints "sleeps=<total> nvcsw=<n> nivcsw=<n>
  *       tids=<tid,...>", the switch counts from getrusage(RUSAGE_THREAD) of
  *       the sleeping threads.
+ *   latwork [common] threads --threads K --sleep DUR --for DUR
+ *       K threads (any number: small stacks) each sleep DUR in a loop
+ *       until DUR of --for has passed, then exit. Prints "threads=<k>
+ *       sleeps=<total>" once they are all created ("started=<k>") and at
+ *       the end.
  *   latwork [common] hog    --for DUR
  *       spins for DUR.
  *   latwork [common] burner --period DUR --burst DUR --for DUR [--fifo]
@@ -153,6 +158,41 @@ static int run_sleep(void)
 	printf("sleeps=%lld nvcsw=%lld nivcsw=%lld tids=%s\n", total_sleeps,
 	       total_nvcsw, total_nivcsw, tids);
 	return 0;
+}
+
+static long long threads_end;
+
+static void *napper(void *arg)
+{
+	struct timespec ts = { sleep_ns / 1000000000LL, sleep_ns % 1000000000LL };
+	long long n = 0;
+
+	while (now_ns() < threads_end)
+		n += clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL) == 0;
+	__sync_fetch_and_add(&total_sleeps, n);
+	return arg;
+}
+
+static int run_threads(void)
+{
+	pthread_t *th = calloc((size_t)nthreads, sizeof(*th));
+	pthread_attr_t attr;
+	int i, n = 0;
+
+	if (!th)
+		return 1;
+	threads_end = now_ns() + for_ns;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	for (i = 0; i < nthreads; i++)
+		n += pthread_create(&th[n], &attr, napper, NULL) == 0;
+	printf("started=%d\n", n);
+	fflush(stdout);
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	printf("threads=%d sleeps=%lld\n", n, total_sleeps);
+	free(th);
+	return n == nthreads ? 0 : 1;
 }
 
 static int run_burner(void)
@@ -468,6 +508,8 @@ int main(int argc, char **argv)
 			strcmp(mode, "tcpserver") ? 1000 : 1LL << 62;
 	if (!strcmp(mode, "sleep"))
 		rc = run_sleep();
+	else if (!strcmp(mode, "threads"))
+		rc = run_threads();
 	else if (!strcmp(mode, "hog"))
 		spin_until(now_ns() + for_ns), rc = 0;
 	else if (!strcmp(mode, "burner"))

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# 10,000 target threads with --per-thread (every family): the kernel keeps
+# histograms for at most 1024 live threads (15.9 MiB, docs/performance.md)
+# and counts the events of the others (threads_dropped) while the family's
+# totals keep every sample; the loader's memory stays within its 20 MiB
+# budget. Read from outside: /proc/PID/status for the loader, bpftool for
+# the kernel's table.
+. "$(dirname "$0")/lib.sh"
+need_root
+command -v bpftool >/dev/null || cannot_run "bpftool missing (tools/install-deps.sh)"
+N=10000
+
+timeout -s KILL 120 "$LATWORK" threads --threads $N --sleep 500ms --for 60s >"$T/w.work" 2>&1 &
+_pids+=($!)
+wait_for "$T/w.work" '^started=' 60
+WP=$(pgrep -P $! -x latwork)
+_pids+=("$WP")
+started=$(sed -n 's/^started=//p' "$T/w.work")
+check "the workload runs $N threads ($started)" test "$started" = $N
+start_latbpf t --pid "$WP" --per-thread --per-cpu --interval 1s --no-tui --json "$T/t.json"
+LP=$(pgrep -P "$LAT_PID" -x latbpf || echo "$LAT_PID")
+sleep 6
+# the kernel's per-thread table and the loader's memory, from outside
+mid=
+for f in /proc/"$LP"/fd/*; do
+	[ "$(readlink "$f")" = anon_inode:bpf-map ] || continue
+	id=$(sed -n 's/^map_id:[[:space:]]*//p' /proc/"$LP"/fdinfo/"${f##*/}")
+	[ "$(bpftool map show id "$id" -j | jq -r .name)" = sched_threads ] && mid=$id
+done
+entries=$(bpftool map dump id "${mid:-0}" -j 2>/dev/null | jq length)
+rss=$(awk '/^VmRSS:/ { print $2 }' /proc/"$LP"/status)
+hwm=$(awk '/^VmHWM:/ { print $2 }' /proc/"$LP"/status)
+stop "$LAT_PID"
+ok $? "latbpf exits 0"
+kill "$WP" 2>/dev/null
+J=$T/t.json
+diag "sched_threads: ${entries:-?} entries; loader VmRSS $rss KiB, VmHWM $hwm KiB, CPU $(final "$J" .self.cpu_pct) %"
+check "the kernel's table is full at 1024 threads (${entries:-?})" test "${entries:-x}" = 1024
+listed=$(final "$J" '.sched.threads | length')
+dropped=$(final "$J" '.sched.threads_dropped // 0')
+check "1024 threads listed by name ($listed)" test "$listed" = 1024
+check "the other threads' events are counted ($dropped > 0, in drops)" \
+	bash -c "[ $dropped -gt 0 ] && [ \"\$(jq -r 'select(.final) | .drops[\"sched.threads_dropped\"]' '$J')\" = $dropped ]"
+total=$(final "$J" .sched.offcpu_sleep.count)
+byname=$(final "$J" '[.sched.threads[].offcpu_sleep.count] | add')
+# 10,000 threads sleeping 500 ms: about 20,000 wakeups a second
+check "the family's totals keep every thread's sleeps ($total >= 5 s x 18,000)" num_le 90000 "$total"
+check "... of which the named threads' are a part ($byname < $total)" num_le "$byname" "$((total - 1))"
+check "loader VmHWM within the 20 MiB budget ($hwm KiB)" num_le "$hwm" 20480
+check "self.rss_peak_bytes agrees with /proc's VmHWM (+-1 MiB)" \
+	between "$(final "$J" '.self.rss_peak_bytes / 1024 | floor')" $((hwm - 1024)) $((hwm + 1024))
+done_testing
