@@ -444,8 +444,12 @@ static int drain(struct hiccup *h, struct lat_hc_intruder_list *l)
 {
 	int fd = bpf_map__fd(h->skel->maps.hc_intruders), err;
 	struct lat_hc_intruder_list old = { 0 };
-	size_t i, k;
+	struct lat_hc_intruder_key *gone = malloc((l->n + 1) * sizeof(*gone));
+	size_t i, k, ngone = 0;
+	__u32 cnt;
 
+	if (!gone)
+		return -ENOMEM;
 	for (i = k = 0; i < l->n; i++) {
 		struct lat_hc_intruder_entry *e = &l->a[i];
 
@@ -455,14 +459,21 @@ static int drain(struct hiccup *h, struct lat_hc_intruder_list *l)
 			continue;
 		}
 		/* nothing writes it since the flip, an interval ago */
-		bpf_map_delete_elem(fd, &e->k);
+		gone[ngone++] = e->k;
 		e->k.gen = 0;
 		if ((err = add_intruder(&e->k, &e->v, &old))) {
 			free(old.a);
+			free(gone);
 			return err;
 		}
 	}
 	l->n = k;
+	/* one syscall for them all where the kernel can (5.6) */
+	cnt = (__u32)ngone;
+	if (ngone && bpf_map_delete_batch(fd, gone, &cnt, NULL))
+		for (i = 0; i < ngone; i++)
+			bpf_map_delete_elem(fd, &gone[i]);
+	free(gone);
 	qsort(old.a, old.n, sizeof(*old.a), cmp_key);
 	err = list_merge(&h->acc, &old);
 	if (!err)
