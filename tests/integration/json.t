@@ -66,12 +66,7 @@ wait_for "$T/c.work" '^sleeps=' 20
 sleep 1
 # the table, from outside: bpftool on the sched_threads map latbpf holds
 LP=$(pgrep -P "$LAT_PID" -x latbpf || echo "$LAT_PID")
-mid=
-for f in /proc/"$LP"/fd/*; do
-	[ "$(readlink "$f")" = anon_inode:bpf-map ] || continue
-	id=$(sed -n 's/^map_id:[[:space:]]*//p' /proc/"$LP"/fdinfo/"${f##*/}")
-	[ "$(bpftool map show id "$id" -j | jq -r .name)" = sched_threads ] && mid=$id
-done
+mid=$(held_map "$LP" sched_threads)
 left=$(bpftool map dump id "${mid:-0}" -j 2>/dev/null | jq length)
 stop "$LAT_PID"
 ok $? "thread churn: latbpf exits 0"

@@ -145,6 +145,24 @@ no_progs_above() {
 	return 1
 }
 
+# held_ids PID prog|map: the ids of the BPF programs or maps process PID
+# holds, from its fdinfo (what bpftool would attribute to it)
+held_ids() {
+	local f
+	for f in /proc/"$1"/fd/*; do
+		[ "$(readlink "$f")" = "anon_inode:bpf-$2" ] || continue
+		sed -n "s/^$2_id:[[:space:]]*//p" /proc/"$1"/fdinfo/"${f##*/}"
+	done | sort -un
+}
+# held_map PID NAME: the id of the map called NAME that process PID holds
+held_map() {
+	local id
+	for id in $(held_ids "$1" map); do
+		[ "$(bpftool map show id "$id" -j | jq -r .name)" = "$2" ] && { echo "$id"; return 0; }
+	done
+	return 1
+}
+
 # runqlat's log2 histogram: prints "count p50_low p50_high" in ns
 runqlat_summary() {
 	awk '/->/ { lo[n] = $1; hi[n] = $3; c[n] = $5; tot += $5; n++ }

@@ -22,14 +22,6 @@ stats_moving() { # PROG_ID
 	b=$(bpftool prog show id "$1" -j | jq '.run_cnt // 0')
 	[ "$b" -gt "$a" ]
 }
-# fd kind: the ids of the BPF programs or maps process $1 holds
-held_ids() { # PID prog|map
-	local f
-	for f in /proc/"$1"/fd/*; do
-		[ "$(readlink "$f")" = "anon_inode:bpf-$2" ] || continue
-		sed -n "s/^$2_id:[[:space:]]*//p" /proc/"$1"/fdinfo/"${f##*/}"
-	done | sort -un
-}
 
 start_work w --linger sleep --sleep 1ms --count 100000 --threads 2
 kill -USR1 "$WORK_PID"

@@ -21,12 +21,7 @@ start_latbpf t --pid "$WP" --per-thread --per-cpu --interval 1s --no-tui --json 
 LP=$(pgrep -P "$LAT_PID" -x latbpf || echo "$LAT_PID")
 sleep 6
 # the kernel's per-thread table and the loader's memory, from outside
-mid=
-for f in /proc/"$LP"/fd/*; do
-	[ "$(readlink "$f")" = anon_inode:bpf-map ] || continue
-	id=$(sed -n 's/^map_id:[[:space:]]*//p' /proc/"$LP"/fdinfo/"${f##*/}")
-	[ "$(bpftool map show id "$id" -j | jq -r .name)" = sched_threads ] && mid=$id
-done
+mid=$(held_map "$LP" sched_threads)
 entries=$(bpftool map dump id "${mid:-0}" -j 2>/dev/null | jq length)
 rss=$(awk '/^VmRSS:/ { print $2 }' /proc/"$LP"/status)
 hwm=$(awk '/^VmHWM:/ { print $2 }' /proc/"$LP"/status)
