@@ -15,10 +15,16 @@
  * later from its own threads (writeback, the loop driver's workers,
  * read-ahead from kthreads) is attributed to those threads, not the target.
  *
- * block_rq_insert and block_rq_issue lost their request_queue argument in
- * 5.11 (commit a54895fa057c "block: remove the request_queue to argument
- * request based tracepoints"); the loader reads the signature from BTF and
- * loads the matching programs.
+ * A request merged into another in the I/O scheduler is freed without
+ * completing, and blk-mq soon hands its address to a new request, maybe
+ * another process's: block_rq_merge forgets it when that happens, and a
+ * request's generation (its start time) tells an earlier request's entry
+ * from its own if a merge went unseen.
+ *
+ * block_rq_insert, block_rq_issue and block_rq_merge (one event class) lost
+ * their request_queue argument in 5.11 (commit a54895fa057c "block: remove
+ * the request_queue to argument request based tracepoints"); the loader
+ * reads the signature from BTF and loads the matching programs.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -32,10 +38,8 @@ char LICENSE[] SEC("license") = "GPL";
 struct inflight {
 	__u64 insert_ts;	/* 0: not seen; both 0: not followed */
 	__u64 issue_ts;
-	/* the request's generation: its start_time_ns, set when the kernel
-	 * hands the struct out. A request merged into another is freed without
-	 * completing, and blk-mq soon hands the same address to a new request,
-	 * maybe another process's: a different generation is not followed. */
+	/* the request's generation: its start_time_ns when first seen, set
+	 * when the kernel hands the struct out (same_request) */
 	__u64 gen;
 	__u32 bytes;
 	__u32 _pad;
@@ -44,8 +48,8 @@ struct inflight {
 /* Counted losses, read by the loader through the skeleton (.bss):
  * completions whose (device, op) found blk_stats full */
 __u64 stats_lost = 0;
-/* entries left by a request freed without completing (merged), met again
- * when a new request took its address: not credited to the target */
+/* entries left by a request freed without completing whose merge we did
+ * not see, met again when a new request took its address: not credited */
 __u64 stale = 0;
 
 struct {
@@ -107,6 +111,15 @@ static __always_inline void follow(struct request *rq, struct inflight *f,
 		bpf_map_update_elem(&blk_inflight, &key, &n, BPF_ANY);
 }
 
+/* Whether f follows rq and not an earlier request at its address. A later
+ * request there starts later; a merge gives the request that survives the
+ * older start_time_ns of the two (attempt_merge), so rq's own can go down
+ * while it is followed, never up. */
+static __always_inline bool same_request(struct request *rq, struct inflight *f)
+{
+	return rq->start_time_ns <= f->gen;
+}
+
 static __always_inline void on_insert(struct request *rq)
 {
 	__u64 key = (__u64)rq;
@@ -122,7 +135,7 @@ static __always_inline void on_issue(struct request *rq)
 	struct inflight *f = bpf_map_lookup_elem(&blk_inflight, &key);
 
 	if (f && f->insert_ts) {
-		if (f->gen == rq->start_time_ns) {	/* inserted in a target's context */
+		if (same_request(rq, f)) {	/* inserted in a target's context */
 			f->issue_ts = bpf_ktime_get_ns();
 			f->bytes = rq->__data_len;
 			return;
@@ -162,6 +175,34 @@ int BPF_PROG(block_issue_old, struct request_queue *q, struct request *rq)
 	return 0;
 }
 
+/* next is merged into another request and freed without completing: its
+ * I/O completes as part of the other one. Forget it now, before blk-mq
+ * hands its address to a new request, maybe another process's. */
+static __always_inline void on_merge(struct request *next)
+{
+	__u64 key = (__u64)next;
+	struct inflight *f = bpf_map_lookup_elem(&blk_inflight, &key);
+
+	if (f && (f->insert_ts | f->issue_ts)) {
+		f->insert_ts = 0;
+		f->issue_ts = 0;
+	}
+}
+
+SEC("tp_btf/block_rq_merge")
+int BPF_PROG(block_merge, struct request *next)
+{
+	on_merge(next);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_merge")
+int BPF_PROG(block_merge_old, struct request_queue *q, struct request *next)
+{
+	on_merge(next);
+	return 0;
+}
+
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(block_complete, struct request *rq)
 {
@@ -177,7 +218,7 @@ int BPF_PROG(block_complete, struct request *rq)
 		return 0;
 	if (!f->issue_ts)	/* completed without an issue we saw */
 		goto out;
-	if (f->gen != rq->start_time_ns) {	/* another request's issue */
+	if (!same_request(rq, f)) {	/* another request's issue */
 		__sync_fetch_and_add(&stale, 1);
 		goto out;
 	}

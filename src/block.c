@@ -27,7 +27,7 @@ struct block {
 
 static const char *const op_name[LAT_BLK_NR_OPS] = { "read", "write", "other" };
 
-/* block_rq_insert/issue took (q, rq) before 5.11 and (rq) since. */
+/* block_rq_insert/issue/merge took (q, rq) before 5.11 and (rq) since. */
 static bool tp_takes_queue(const struct btf *btf, const char *tp)
 {
 	return lat_btf_tracepoint_nargs(btf, tp) == 3;	/* ctx, q, rq */
@@ -38,6 +38,7 @@ static int block_open(const struct lat_run *run, const void *cfg, void **priv)
 	struct block *b = calloc(1, sizeof(*b));
 	bool old_insert = tp_takes_queue(run->btf, "block_rq_insert");
 	bool old_issue = tp_takes_queue(run->btf, "block_rq_issue");
+	bool old_merge = tp_takes_queue(run->btf, "block_rq_merge");
 	int err;
 
 	if (!b)
@@ -57,6 +58,8 @@ static int block_open(const struct lat_run *run, const void *cfg, void **priv)
 	bpf_program__set_autoload(b->skel->progs.block_insert_old, old_insert);
 	bpf_program__set_autoload(b->skel->progs.block_issue, !old_issue);
 	bpf_program__set_autoload(b->skel->progs.block_issue_old, old_issue);
+	bpf_program__set_autoload(b->skel->progs.block_merge, !old_merge);
+	bpf_program__set_autoload(b->skel->progs.block_merge_old, old_merge);
 	*priv = b;
 	return 0;
 fail:
