@@ -6,9 +6,10 @@
  * own context.
  *
  * A request is followed from the first of insert or issue that happens in
- * a target's context (any context, system-wide): its state lives in a hash
- * keyed by the request's address, cleared when it completes. Requests come
- * from each queue's preallocated pool, so the same few addresses recur: an
+ * a target's context (any context, system-wide), from its insert only if
+ * it goes through an I/O scheduler: its state lives in a hash keyed by the
+ * request's address, cleared when it completes. Requests come from each
+ * queue's preallocated pool, so the same few addresses recur: an
  * entry is created once per address and then reused, never deleted (an
  * update and a delete per I/O cost more than the rest of the family
  * together); the LRU evicts the addresses of queues that went away. I/O the kernel submits
@@ -32,6 +33,7 @@
 #include <bpf/bpf_core_read.h>
 #include "latbpf/block.h"
 #include "target.bpf.h"
+#include "compat.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -143,7 +145,10 @@ static __always_inline void on_issue(struct request *rq)
 		__sync_fetch_and_add(&stale, 1);	/* another request's insert */
 		f->insert_ts = 0;
 	}
-	if (lat_current_is_target())
+	/* A scheduler dispatches from whichever context runs the queue next:
+	 * kblockd, or another process's plug flush or completion. Only its
+	 * insert tells whose the request is, and the target's was not seen. */
+	if (lat_current_is_target() && !lat_rq_scheduled(rq))
 		follow(rq, f, 0, bpf_ktime_get_ns());
 }
 

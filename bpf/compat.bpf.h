@@ -53,4 +53,24 @@ static __always_inline __u32 lat_task_cpu_btf(struct task_struct *t)
 	return ((struct task_struct___cpu *)t)->cpu;
 }
 
+/*
+ * Whether a request goes through an I/O scheduler, whose insert
+ * (block_rq_insert) runs in the context of the task that submitted it:
+ * RQF_USE_SCHED where the RQF_ bits are an enum in BTF (6.18 has it, as
+ * __RQF_USE_SCHED); before, whether it came from the scheduler's tags,
+ * which a queue with a scheduler also gives its flushes and passthrough
+ * commands.
+ */
+enum rqf_flags___lat {
+	__RQF_USE_SCHED___lat = 5,
+};
+
+static __always_inline bool lat_rq_scheduled(struct request *rq)
+{
+	if (bpf_core_enum_value_exists(enum rqf_flags___lat, __RQF_USE_SCHED___lat))
+		return rq->rq_flags &
+		       (1U << bpf_core_enum_value(enum rqf_flags___lat, __RQF_USE_SCHED___lat));
+	return rq->internal_tag >= 0;	/* BLK_MQ_NO_TAG is -1 */
+}
+
 #endif
