@@ -67,7 +67,7 @@ sleep 1
 # the table, from outside: bpftool on the sched_threads map latbpf holds
 LP=$(pgrep -P "$LAT_PID" -x latbpf || echo "$LAT_PID")
 mid=$(held_map "$LP" sched_threads)
-left=$(bpftool map dump id "${mid:-0}" -j 2>/dev/null | jq length)
+left=$(bpftool map dump id "${mid:-0}" 2>/dev/null | grep -c '"key":')
 stop "$LAT_PID"
 ok $? "thread churn: latbpf exits 0"
 kill -TERM "$WORK_PID"
