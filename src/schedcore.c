@@ -137,6 +137,7 @@ void lat_schedcore_leave(struct lat_schedcore *c)
 void lat_schedcore_losses(const struct lat_schedcore *c, struct lat_sc_losses *l)
 {
 	l->lost = __atomic_load_n(&c->skel->bss->st_lost, __ATOMIC_RELAXED);
+	l->missed = lat_prog_misses(c->skel->obj);
 }
 
 bool lat_schedcore_reporter(const struct lat_run *run, const char *family)
@@ -156,4 +157,6 @@ void lat_schedcore_publish_losses(const struct lat_schedcore *c, struct lat_snap
 {
 	lat_pub_flags(lat_pub_count(snap, "task_records_lost", now->lost - before->lost,
 				    now->lost), LAT_F_NONZERO | LAT_F_DROP);
+	lat_pub_flags(lat_pub_count(snap, "missed", now->missed - before->missed, now->missed),
+		      LAT_F_NONZERO | LAT_F_DROP);
 }

@@ -34,9 +34,11 @@ void lat_schedcore_leave(struct lat_schedcore *c);
 
 /* What the shared object lost, for the one family that reports it (sched
  * when it runs, else hiccup): events of a target that found no per-task
- * record (task storage refused, the raw_tp table full). */
+ * record (task storage refused, the raw_tp table full), and program runs the
+ * kernel skipped (recursion: bpf_prog_info's recursion_misses). */
 struct lat_sc_losses {
 	__u64 lost;
+	__u64 missed;	/* runs the kernel skipped: a program already running on the CPU */
 };
 void lat_schedcore_losses(const struct lat_schedcore *c, struct lat_sc_losses *l);
 bool lat_schedcore_reporter(const struct lat_run *run, const char *family);
