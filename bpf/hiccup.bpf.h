@@ -150,20 +150,20 @@ static __always_inline void hc_charge_intr(__u32 cpu, struct hc_state *s, __u32 
 	hc_top(s, who, id, ns);
 }
 
-/* Moves a slot's totals into the hash. */
-static __always_inline void hc_slot_move(__u32 cpu, struct lat_hc_slot *sl)
+/* Moves a slot's totals into the hash; false when it is full: the slot
+ * keeps them (named time, once counted, is never taken back). */
+static __always_inline bool hc_slot_move(__u32 cpu, struct lat_hc_slot *sl)
 {
 	struct lat_hc_intruder *v = hc_entry(cpu, sl->who, sl->id);
 
-	if (!v) {
-		hc_lost(cpu, sl->count, sl->total_ns);
-		return;
-	}
+	if (!v)
+		return false;
 	__builtin_memcpy(v->name, sl->name, sizeof(v->name));	/* the newer name */
 	v->count += sl->count;
 	v->total_ns += sl->total_ns;
 	if (sl->max_ns > v->max_ns)
 		v->max_ns = sl->max_ns;
+	return true;
 }
 
 #define PF_KTHREAD 0x00200000
@@ -204,8 +204,15 @@ static __always_inline void hc_charge(__u32 cpu, struct hc_state *s, __u32 who,
 		}
 	} else if (!sl->count || sl->who != who || sl->id != id) {
 		__sync_fetch_and_add(&c->seq, 1);
-		if (sl->count)
-			hc_slot_move(cpu, sl);
+		if (sl->count && !hc_slot_move(cpu, sl)) {
+			/* the hash is full: this charge is the one lost, and the
+			 * slot's intruder stays named (the drain at the next
+			 * poll makes room) */
+			__sync_fetch_and_add(&c->seq, 1);
+			hc_lost(cpu, 1, ns);
+			hc_top(s, who, id, ns);
+			return;
+		}
 		sl->who = who;
 		sl->id = id;
 		sl->count = 0;
