@@ -22,9 +22,17 @@
  *   latwork [common] tcp    --for DUR [--count N]
  *       a server and a client thread on 127.0.0.1 exchange 64-byte
  *       messages for DUR (or N round trips). Prints "roundtrips=<n>".
- *   latwork [common] dio    --file PATH --count N [--write]
+ *   latwork [common] dio    --file PATH --count N [--write] [--for DUR]
  *       N 4 KiB O_DIRECT reads (or writes) at random aligned offsets of
- *       PATH (a file or a block device). Prints "ios=<n>".
+ *       PATH (a file or a block device), within DUR if given. Prints
+ *       "ios=<n>".
+ *   latwork [common] churn  --rate R --for DUR [--exec PATH] [--file F] [--port P]
+ *       with --exec: starts PATH (no arguments) R times a second and reaps
+ *       it; prints "spawned=<n> failed=<n>". Without: creates R threads a
+ *       second, each of which touches 16 fresh pages, does one 4 KiB
+ *       O_DIRECT read of F (--file), one connect and 64-byte round trip to
+ *       127.0.0.1:P (--port, e.g. a tcpserver), sleeps 1 ms and exits;
+ *       prints "threads=<n> ios=<n> connects=<n>".
  *   latwork [common] touch  --count N
  *       maps N fresh anonymous pages (no transparent huge pages) and writes
  *       one byte to each: N page faults. Prints "touched=<n>".
@@ -44,6 +52,8 @@
  *   --wait         start only on SIGUSR1 (after printing "ready <pid>")
  *   --linger       after finishing, wait for SIGTERM/SIGINT (max 60 s)
  *   --comm NAME    set the process name (any bytes, for escaping tests)
+ *   --rate R       tcp, dio: at most R round trips or I/Os a second
+ *                  (absolute schedule; a late one does not wait)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -61,12 +71,15 @@
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <spawn.h>
 #include <time.h>
 #include <unistd.h>
 
 static long long sleep_ns = 1000000, count = -1, for_ns = 1000000000LL;
 static long long period_ns = 100000000, burst_ns = 5000000, spawn_after_ns;
-static int cpu = -1, nthreads = 1, fifo;
+static int cpu = -1, nthreads = 1, fifo, for_set;
+static double rate;
 static volatile long long total_sleeps, total_nvcsw, total_nivcsw;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static char tids[4096];
@@ -114,6 +127,16 @@ static void spin_until(long long end)
 {
 	while (now_ns() < end)
 		;
+}
+
+/* the i-th operation of a run started at start, at --rate */
+static void pace(long long start, long long i)
+{
+	long long t = start + (long long)(i * 1e9 / (rate > 0 ? rate : 1));
+	struct timespec ts = { t / 1000000000LL, t % 1000000000LL };
+
+	if (rate > 0 && now_ns() < t)
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
 static void *sleeper(void *arg)
@@ -223,7 +246,7 @@ static int dio_write;
 
 static int run_dio(void)
 {
-	long long i, n = 0, blocks;
+	long long i, n = 0, blocks, start;
 	off_t size;
 	void *buf;
 	int fd;
@@ -241,8 +264,11 @@ static int run_dio(void)
 		return 1;
 	}
 	srand((unsigned)getpid());
-	for (i = 0; i < count; i++) {
+	start = now_ns();
+	for (i = 0; i < count && (!for_set || now_ns() < start + for_ns); i++) {
 		off_t off = (off_t)(rand() % blocks) * 4096;
+
+		pace(start, i);
 
 		if ((dio_write ? pwrite(fd, buf, 4096, off) : pread(fd, buf, 4096, off)) == 4096)
 			n++;
@@ -423,6 +449,7 @@ static int run_tcp(void)
 	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	while (trips < count && now_ns() < end) {
+		pace(end - for_ns, trips);
 		if (write(fd, buf, sizeof(buf)) != sizeof(buf) ||
 		    read(fd, buf, sizeof(buf)) <= 0)
 			break;
@@ -432,6 +459,85 @@ static int run_tcp(void)
 	pthread_join(th, NULL);
 	close(listen_fd);
 	printf("roundtrips=%lld\n", trips);
+	return 0;
+}
+
+/*
+ * churn: processes or threads that live for a moment, at a rate, so that
+ * pids are reused and per-task state is claimed and released all the time.
+ */
+static const char *exec_path;
+static volatile long long churn_ios, churn_connects;
+
+static void *churn_thread(void *arg)
+{
+	struct timespec ms = { 0, 1000000 };
+	long pg = sysconf(_SC_PAGESIZE);
+	struct sockaddr_in a;
+	char buf[64] = "latwork", *p;
+	void *io;
+	int fd, i;
+
+	p = mmap(NULL, (size_t)(16 * pg), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p != MAP_FAILED) {
+		for (i = 0; i < 16; i++)
+			p[i * pg] = 1;
+		munmap(p, (size_t)(16 * pg));
+	}
+	fd = dio_path ? open(dio_path, O_RDONLY | O_DIRECT) : -1;
+	if (fd >= 0 && !posix_memalign(&io, 4096, 4096)) {
+		off_t blocks = lseek(fd, 0, SEEK_END) / 4096;
+
+		if (blocks > 0 && pread(fd, io, 4096, (off_t)(random() % blocks) * 4096) == 4096)
+			__sync_fetch_and_add(&churn_ios, 1);
+		free(io);
+	}
+	if (fd >= 0)
+		close(fd);
+	fd = tcp_port ? socket(AF_INET, SOCK_STREAM, 0) : -1;
+	if (fd >= 0 && !addr_of(&a) && !connect(fd, (struct sockaddr *)&a, sizeof(a)) &&
+	    write(fd, buf, sizeof(buf)) == sizeof(buf) && read(fd, buf, sizeof(buf)) > 0)
+		__sync_fetch_and_add(&churn_connects, 1);
+	if (fd >= 0)
+		close(fd);
+	nanosleep(&ms, NULL);
+	return arg;
+}
+
+static int run_churn(void)
+{
+	char *argv[] = { (char *)exec_path, NULL };
+	long long start = now_ns(), i, n = 0, failed = 0;
+	pthread_attr_t attr;
+	pthread_t th;
+	pid_t pid;
+
+	if (rate <= 0) {
+		fprintf(stderr, "latwork: churn needs --rate\n");
+		return 2;
+	}
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	for (i = 0; now_ns() < start + for_ns; i++) {
+		pace(start, i);
+		if (exec_path ? posix_spawn(&pid, exec_path, NULL, NULL, argv, environ) :
+				pthread_create(&th, &attr, churn_thread, NULL))
+			failed++;
+		else
+			n++;
+		while (exec_path && waitpid(-1, NULL, WNOHANG) > 0)
+			;
+	}
+	while (exec_path && wait(NULL) > 0)
+		;
+	if (exec_path) {
+		printf("spawned=%lld failed=%lld\n", n, failed);
+		return 0;
+	}
+	nanosleep(&(struct timespec){ 1, 0 }, NULL);	/* the last ones finish */
+	printf("threads=%lld failed=%lld ios=%lld connects=%lld\n", n, failed,
+	       churn_ios, churn_connects);
 	return 0;
 }
 
@@ -475,7 +581,11 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--spawn-after"))
 			spawn_after_ns = parse_dur(v), i++;
 		else if (!strcmp(a, "--for"))
-			for_ns = parse_dur(v), i++;
+			for_ns = parse_dur(v), for_set = 1, i++;
+		else if (!strcmp(a, "--rate"))
+			rate = atof(v), i++;
+		else if (!strcmp(a, "--exec"))
+			exec_path = v, i++;
 		else if (!strcmp(a, "--period"))
 			period_ns = parse_dur(v), i++;
 		else if (!strcmp(a, "--burst"))
@@ -526,6 +636,8 @@ int main(int argc, char **argv)
 		rc = run_touch();
 	else if (!strcmp(mode, "mmapread"))
 		rc = run_mmapread();
+	else if (!strcmp(mode, "churn"))
+		rc = run_churn();
 	else
 		goto usage;
 	fflush(stdout);
