@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# latbpf: make [all|run|test|install|vmlinux|overhead|clean] [O=build] [V=1]
+# latbpf: make [all|run|test|install|vmlinux|overhead|soak|clean] [O=build] [V=1]
 
 O ?= build
 PREFIX ?= /usr/local
@@ -48,7 +48,7 @@ TOOLS := $(patsubst tools/%.c,$(O)/tools/%,$(wildcard tools/*.c))
 .DELETE_ON_ERROR:
 .SECONDARY: $(patsubst %,$(O)/bpf/%.bpf.o,$(BPF_OBJS) $(TOOL_SKELS)) \
 	$(patsubst %,$(O)/bpf/%.tmp.bpf.o,$(BPF_OBJS) $(TOOL_SKELS))
-.PHONY: all run test unit install vmlinux overhead clean deps bpf-cflags test-kernels
+.PHONY: all run test unit install vmlinux overhead soak clean deps bpf-cflags test-kernels
 
 all: $(O)/latbpf $(TOOLS) $(UNIT_TESTS)
 
@@ -122,6 +122,12 @@ test-kernels: deps
 overhead: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)tools/overhead.sh $(O)
+
+# A long run under process, thread and pid churn (tools/soak.sh; not in CI):
+# SOAK_MINUTES=30, SOAK_SAMPLE_S=10, results in $(O)/soak/ (SOAK_OUT=...).
+soak: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tools/soak.sh $(O)
 
 install: $(O)/latbpf
 	install -D -m 0755 $(O)/latbpf $(DESTDIR)$(PREFIX)/bin/latbpf
