@@ -183,9 +183,9 @@ for ((k = 1; k <= NSAMPLES && !${#DIED}; k++)); do
 		prev_ticks[$w]=$ticks prev_t[$w]=$t
 		echo "$(((t - T0) / 1000)),$w,$rss,$cpu,$mkib,$np" >>"$OUT/soak.csv"
 	done
-	printf '\r  %d/%d samples' $k $NSAMPLES
+	[ -t 1 ] && printf '\r  %d/%d samples' $k $NSAMPLES
 done
-echo
+[ -t 1 ] && echo
 watch_pids
 
 # the loads stop by themselves at DUR, print what they did and linger:
