@@ -55,6 +55,7 @@ struct hiccup {
 	size_t nevents, iv_first;	/* this interval: events[iv_first..] */
 	__u64 events_dropped;		/* beyond max_events in one interval */
 	__u64 arrived, arrived_iv;	/* events read, kept or not; at the poll */
+	__u64 dropped_iv;		/* events_dropped at the poll */
 	size_t max_events;		/* MAX_EVENTS, or LATBPF_HC_EVENTS's */
 	__u32 (*pinned)[MAX_PINNED];	/* per CPU: target tids pinned there */
 	int *npinned;
@@ -567,6 +568,7 @@ static int hiccup_poll(void *priv)
 
 	h->iv_first = h->nevents;
 	h->arrived_iv = h->arrived;
+	h->dropped_iv = h->events_dropped;
 	h->stale_polls_before = h->stale_polls;
 	h->loss_before = h->loss_now;
 	lat_schedcore_losses(h->run->schedcore, &h->loss_now);
@@ -855,7 +857,8 @@ static void hiccup_publish(void *priv, struct lat_snap *s)
 	}
 	lat_pub_end(s);
 	publish_events(h, s);
-	lat_pub_flags(lat_pub_count(s, "events_dropped", 0, h->events_dropped),
+	lat_pub_flags(lat_pub_count(s, "events_dropped", h->events_dropped - h->dropped_iv,
+				    h->events_dropped),
 		      LAT_F_NONZERO | LAT_F_DROP);
 	lat_pub_flags(lat_pub_count(s, "stale_polls", h->stale_polls - h->stale_polls_before,
 				    h->stale_polls), LAT_F_NONZERO | LAT_F_DROP);

@@ -15,10 +15,12 @@ const fs = require('fs');
 const readline = require('readline');
 
 // not additive: percentiles, min, rates, ids, names, lists of events or
-// of the top few, and `intruders` (distinct intruders, per record)
+// of the top few, and `intruders` (distinct intruders, per record); and the
+// per-thread breakdown, whose exited threads move into threads_exited (their
+// sum is checked against the totals by tests/integration/json.t)
 const SKIP = new Set(['buckets', 'top', 'events', 'min', 'p50', 'p90', 'p99', 'p99.9',
 	'p99.99', 'rate_per_s', 'lost_pct', 'threshold_ns', 'cpu', 'tid', 'pid', 'pinned_tids',
-	'comm', 'name', 'remote', 'intruders']);
+	'comm', 'name', 'remote', 'intruders', 'threads', 'threads_exited']);
 const FAMILIES = ['drops', 'sched', 'hiccup', 'fault', 'block', 'tcp'];
 const isMax = (k) => /\.max(_ns)?$/.test(k);
 const isSum = (k) => /(\.sum|_ns)$/.test(k);
@@ -43,7 +45,7 @@ function flat(v, path, into) {
 async function main() {
 	const iv = new Map(), fin = new Map();
 	const r = { intervals: 0, finals: 0, numbered: true, interval_s: null, gap_max_ms: 0 };
-	let last = null, end = null, drops = {};
+	let last = null, end = null, drops = {}, pending = 0;
 	const lines = readline.createInterface({ input: fs.createReadStream(process.argv[2]),
 						 crlfDelay: Infinity });
 	for await (const line of lines) {
@@ -63,9 +65,11 @@ async function main() {
 		r.intervals++;
 		r.numbered &&= rec.interval === r.intervals;
 		r.interval_s = rec.run.interval_s;
+		// the last interval record may be short (latbpf's stretch after
+		// the last tick): a gap counts once another record follows it
+		r.gap_max_ms = Math.max(r.gap_max_ms, pending);
 		if (last !== null)
-			r.gap_max_ms = Math.max(r.gap_max_ms,
-				Math.abs(rec.run.duration_s - last - r.interval_s) * 1000);
+			pending = Math.abs(rec.run.duration_s - last - r.interval_s) * 1000;
 		last = rec.run.duration_s;
 	}
 	const tail = end !== null && last !== null ? end - last : 0;

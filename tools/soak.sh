@@ -252,15 +252,24 @@ verdict() { # OK(0/1) TEXT
 	if [ "$1" = 1 ]; then echo "  ok:   $2"; else echo "  FAIL: $2"; FAILS=$((FAILS + 1)); fi
 }
 # stats WHICH COLUMN: after warm-up: "first min max last median maxdev%"
+# first min max last median drift: drift is how far the median of the last
+# third of the samples after warm-up moved from the median of the first
+# third, in % of the latter (a trend, not the sample-to-sample swing of
+# tables that fill and drain every interval)
 stats() {
-	awk -F, -v w="$1" -v c="$2" -v wu="$WARMUP" 'NR > 1 && $2 == w && $1 >= wu && $c != "" {
-		v[n++] = $c } END {
+	awk -F, -v w="$1" -v c="$2" -v wu="$WARMUP" '
+	function med(a, lo, hi,   m, i, j, t, b) {
+		m = 0; for (i = lo; i < hi; i++) b[m++] = a[i]
+		for (i = 0; i < m; i++) for (j = i + 1; j < m; j++) if (b[j] < b[i]) { t = b[i]; b[i] = b[j]; b[j] = t }
+		return m ? b[int((m - 1) / 2)] : 0 }
+	NR > 1 && $2 == w && $1 >= wu && $c != "" { o[n] = $c; v[n++] = $c } END {
 		if (!n) { print "- - - - - -"; exit }
 		for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-		printf "%s %s %s %s %s ", first, v[0], v[n - 1], last, v[int((n - 1) / 2)]
-		d = first > 0 ? 100 * ((v[n - 1] - first > first - v[0]) ? v[n - 1] - first : first - v[0]) / first : 100
-		printf "%.1f\n", d }
-		NR > 1 && $2 == w && $1 >= wu && $c != "" { if (first == "") first = $c; last = $c }' "$OUT/soak.csv"
+		printf "%s %s %s %s %s ", o[0], v[0], v[n - 1], o[n - 1], v[int((n - 1) / 2)]
+		k = int(n / 3); k = k < 1 ? 1 : k
+		a = med(o, 0, k); b = med(o, n - k, n)
+		d = a > 0 ? 100 * (b > a ? b - a : a - b) / a : 100
+		printf "%.1f\n", d }' "$OUT/soak.csv"
 }
 
 {
@@ -279,7 +288,7 @@ stats() {
 		printf "  %-7s %5s%%  %s\n", $1, kv["cpu_pct"], r }' "$OUT/loads.txt"
 	echo "  pids: pid_max $PID_MAX, about $PIDS_USED allocated, $WRAPS wraps"
 	echo
-	echo "samples ($OUT/soak.csv), after warm-up: first min max last (median), max deviation from first"
+	echo "samples ($OUT/soak.csv), after warm-up: first min max last (median), drift: last third's median against the first third's"
 	for w in system pid; do
 		read -r rf rmin rmax rl _ rdev < <(stats $w 3)
 		read -r mf mmin mmax ml _ mdev < <(stats $w 5)
@@ -295,9 +304,9 @@ stats() {
 	for w in system pid; do
 		eval "rdev=\$rdev_$w mdev=\$mdev_$w cmed=\$cmed_$w cmax=\$cmax_$w"
 		verdict "$(awk "BEGIN { print ($rdev <= 5) }" 2>/dev/null || echo 0)" \
-			"$w: RSS flat after warm-up: max deviation $rdev% <= 5%"
+			"$w: RSS flat after warm-up: drift $rdev% <= 5%"
 		verdict "$(awk "BEGIN { print ($mdev <= 5) }" 2>/dev/null || echo 0)" \
-			"$w: map memory flat after warm-up: max deviation $mdev% <= 5%"
+			"$w: map memory flat after warm-up: drift $mdev% <= 5%"
 		verdict "$(awk "BEGIN { print ($cmed <= 1) }" 2>/dev/null || echo 0)" \
 			"$w: CPU median $cmed% <= 1% of a CPU (max $cmax%)"
 		verdict "$([ "${RC[$w]}" = 0 ] && echo 1 || echo 0)" "$w: exit status after SIGINT ${RC[$w]} (0)"
