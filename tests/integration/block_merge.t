@@ -105,8 +105,12 @@ check "the neighbour's writes hold every driver tag ($busy in flight of $tags)" 
 # 256 reads in 16 random-order batches of one 64 KiB range, and 4 threads
 # x 64 reads of blocks j, j+4, j+8, ... from 1 MiB; then 2 s without I/O,
 # while the neighbour goes on writing into the addresses its requests had.
-mkfifo "$T/go"
-(cd "$T" && exec timeout -s KILL 90 bash -c 'echo "ready $$"; read -r _ <"$1"; exec "${@:2}"' _ "$T/go" \
+# The go is a signal, not a fifo in $T: under make test-kernels $T is on
+# 9p, which refuses fifos, and a target that started at once read before
+# latbpf attached and before the stat below (s0). Without its go within
+# 30 s the shell exits 3 instead of starting.
+(cd "$T" && exec timeout -s KILL 90 bash -c 'go=0; trap go=1 USR1; echo "ready $$"
+	for ((i = 0; i < 600 && !go; i++)); do sleep 0.05; done; ((go)) || exit 3; exec "$@"' _ \
 	fio --thread --direct=1 --filename="$LOOP" --bs=4k --exec_postrun='sleep 2' \
 	--output-format=json --output="$T/target.json" \
 	--name=batches --ioengine=libaio --iodepth=16 --iodepth_batch_submit=16 \
@@ -120,7 +124,9 @@ TG=$(sed -n 's/^ready //p' "$T/target.out")
 _pids+=("$TG")
 start_latbpf t --pid "$TG" --probes block --no-tui --json "$T/t.json"
 read -r -a s0 </sys/block/$DEV/stat
-echo go >"$T/go"
+tc=$(cat /proc/"$TG"/comm 2>/dev/null)
+check "the target is still waiting for its go, with latbpf attached ($tc)" test "$tc" = bash
+kill -USR1 "$TG"
 wait $tw
 trc=$?
 for ((i = 0; i < 100; i++)); do kill -0 "$LAT_PID" 2>/dev/null || break; sleep 0.1; done
