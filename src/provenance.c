@@ -134,6 +134,8 @@ bool lat_has_word(const char *list, const char *word)
 	const char *s = list;
 	size_t n = strlen(word);
 
+	if (!n)
+		return false;	/* strstr finds "" everywhere, and s would not move */
 	while ((s = strstr(s, word))) {
 		if ((s == list || s[-1] == ' ') && (s[n] == ' ' || !s[n]))
 			return true;

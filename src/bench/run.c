@@ -161,6 +161,9 @@ static bool name_matches(const struct lat_bench_def *d, const char *name)
 	size_t n = strlen(name);
 	const char *u = strchr(d->name, '_');
 
+	/* the results list also holds "(x86)" and "...": not names */
+	if (!n || strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != n)
+		return false;
 	if (!strcmp(d->name, name))
 		return true;
 	if (u && (size_t)(u - d->name) == n && !strncmp(d->name, name, n))
