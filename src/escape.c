@@ -5,6 +5,7 @@
  * terminal or a JSON file unescaped.
  */
 #include <stdio.h>
+#include <string.h>
 #include "lat.h"
 
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 if it is not one:
@@ -92,4 +93,31 @@ void lat_term_str(char *dst, size_t len, const char *str)
 		}
 	}
 	dst[o] = '\0';
+}
+
+/*
+ * A value the user typed, for a one-line message: escaped as lat_term_str
+ * does (a newline or an escape sequence in an argument stays visible and
+ * inert), cut with "..." when it does not fit. Returns dst, so it can sit in
+ * a printf's arguments.
+ */
+const char *lat_term_arg(char *dst, size_t len, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t need = 0;
+
+	if (len < 8) {
+		if (len)
+			dst[0] = '\0';
+		return dst;
+	}
+	for (; s && *s; s++)
+		need += *s >= 0x20 && *s < 0x7f ? 1 : 4;
+	if (need < len) {
+		lat_term_str(dst, len, str);
+		return dst;
+	}
+	lat_term_str(dst, len - 3, str);
+	strcat(dst, "...");
+	return dst;
 }

@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "http.h"
+#include "lat.h"
 
 #define PFX "latbpf: --prometheus: "
 
@@ -199,21 +200,26 @@ static int parse(const char *hostport, struct sockaddr_storage *ss, socklen_t *l
 	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
 	char host[INET6_ADDRSTRLEN] = "127.0.0.1", end;
 	unsigned port = 65536;
+	/* %u would skip white space (a newline too) and take a sign */
+	bool clean = !hostport[strcspn(hostport, " \t\n\v\f\r+-")];
 
 	memset(ss, 0, sizeof(*ss));
-	if (sscanf(hostport, "[%45[^]]]:%5u%c", host, &port, &end) == 2 && port < 65536 &&
+	if (clean && sscanf(hostport, "[%45[^]]]:%5u%c", host, &port, &end) == 2 && port < 65536 &&
 	    inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
 		in6->sin6_family = AF_INET6;
 		*len = sizeof(*in6);
-	} else if ((sscanf(hostport, "%5u%c", &port, &end) == 1 ||
+	} else if (clean && (sscanf(hostport, "%5u%c", &port, &end) == 1 ||
 		    sscanf(hostport, "%15[^:]:%5u%c", host, &port, &end) == 2) && port < 65536 &&
 		   inet_pton(AF_INET, strcmp(host, "localhost") ? host : "127.0.0.1",
 			     &in->sin_addr) == 1) {
 		in->sin_family = AF_INET;
 		*len = sizeof(*in);
 	} else {
+		char q[LAT_ARG_MAX];
+
 		fprintf(stderr, PFX "bad address '%s': want [HOST:]PORT, HOST an IPv4 address, "
-			"localhost or [IPv6 address] (no names), PORT 1-65535\n", hostport);
+			"localhost or [IPv6 address] (no names), PORT 1-65535\n",
+			lat_term_arg(q, sizeof(q), hostport));
 		return -EINVAL;
 	}
 	in->sin_port = htons((unsigned short)port);	/* sin6_port: the same offset */
@@ -223,6 +229,7 @@ static int parse(const char *hostport, struct sockaddr_storage *ss, socklen_t *l
 static int listen_on(const char *hostport, struct sockaddr_storage *ss, unsigned *port)
 {
 	int one = 1, fd, err;
+	char q[LAT_ARG_MAX];
 	socklen_t len;
 
 	err = parse(hostport, ss, &len);
@@ -240,7 +247,8 @@ static int listen_on(const char *hostport, struct sockaddr_storage *ss, unsigned
 	return fd;
 fail:
 	err = errno;
-	fprintf(stderr, PFX "cannot listen on %s: %s\n", hostport, strerror(err));
+	fprintf(stderr, PFX "cannot listen on %s: %s\n", lat_term_arg(q, sizeof(q), hostport),
+		strerror(err));
 	if (fd >= 0)
 		close(fd);
 	return -err;
@@ -251,6 +259,7 @@ int lat_http_start(const char *hostport, struct lat_http **out, unsigned *port_o
 	struct sockaddr_storage ss;
 	struct lat_http *h;
 	sigset_t all, old;
+	char q[LAT_ARG_MAX];
 	int fd, err;
 
 	*out = NULL;
@@ -298,7 +307,8 @@ int lat_http_start(const char *hostport, struct lat_http **out, unsigned *port_o
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!h->d) {
 		/* fd is not closed: MHD closes it on some failure paths, not all */
-		fprintf(stderr, PFX "cannot start the HTTP server on %s\n", hostport);
+		fprintf(stderr, PFX "cannot start the HTTP server on %s\n",
+			lat_term_arg(q, sizeof(q), hostport));
 		pthread_mutex_destroy(&h->lock);
 		free(h);
 		return -EIO;

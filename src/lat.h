@@ -123,6 +123,10 @@ int lat_parse_duration(const char *s, __u64 *ns);
 int lat_parse_id_list(const char *s, __u32 *ids, __u32 *n, const char *what);
 int lat_parse_probes(const char *s, unsigned *mask);
 void lat_usage(FILE *f);
+struct option;
+/* after getopt_long returned ':' or '?': says which option, in one line */
+void lat_opt_refused(const char *prog, const char *help, int c, char **argv,
+		     const char *shorts, const struct option *lo);
 
 /* btf.c: what the kernel's BTF says about its tracepoints */
 struct btf;
@@ -206,6 +210,9 @@ int lat_fmt_bytes(char *buf, size_t len, __u64 bytes);
 /* escape.c: kernel strings are untrusted */
 void lat_json_str(FILE *f, const char *s);
 void lat_term_str(char *dst, size_t len, const char *s);
+/* an argument quoted in a message: LAT_ARG_MAX bytes, escaped, cut */
+#define LAT_ARG_MAX 128
+const char *lat_term_arg(char *dst, size_t len, const char *s);
 
 /* Sinks: each renders the snapshots of a run (or of a bench) its own way.
  * interval() gets every interval's, final() the whole run's at the end;

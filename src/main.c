@@ -343,8 +343,11 @@ static int trace_main(int argc, char **argv, int sub)
 	if (a.o.json_path) {
 		a.json_f = strcmp(a.o.json_path, "-") ? fopen(a.o.json_path, "w") : stdout;
 		if (!a.json_f) {
-			fprintf(stderr, "latbpf: cannot write '%s': %s\n", a.o.json_path,
-				strerror(errno));
+			char q[LAT_ARG_MAX];
+			int e = errno;
+
+			fprintf(stderr, "latbpf: cannot write '%s': %s\n",
+				lat_term_arg(q, sizeof(q), a.o.json_path), strerror(e));
 			return EXIT_USAGE;
 		}
 		err = add_sink(&a, lat_json_sink_new(a.json_f, a.o.json_path));
@@ -454,9 +457,11 @@ static int trace_main(int argc, char **argv, int sub)
 		lat_tty_begin(&a.tty, STDIN_FILENO, STDOUT_FILENO);
 	err = lat_tgt_start(&a.tgt);
 	if (err) {
+		char q[LAT_ARG_MAX];
+
 		lat_tty_end(&a.tty);
-		fprintf(stderr, "latbpf: cannot run '%s': %s\n", a.o.command[0],
-			strerror(-err));
+		fprintf(stderr, "latbpf: cannot run '%s': %s\n",
+			lat_term_arg(q, sizeof(q), a.o.command[0]), strerror(-err));
 		code = EXIT_USAGE;
 		goto out;
 	}

@@ -80,7 +80,7 @@ int lat_parse_duration(const char *s, __u64 *ns)
 		double mult;
 	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 },
 		      { "s", 1e9 }, { "m", 60e9 }, { "h", 3600e9 } };
-	char *end;
+	char *end, q[LAT_ARG_MAX];
 	double v;
 	unsigned i;
 
@@ -91,7 +91,8 @@ int lat_parse_duration(const char *s, __u64 *ns)
 	if (errno || end == s || !isfinite(v) || v < 0)
 		goto bad;
 	if (!*end) {
-		fprintf(stderr, "latbpf: missing unit in '%s' (use ns, us, ms, s, m, h)\n", s);
+		fprintf(stderr, "latbpf: missing unit in '%s' (use ns, us, ms, s, m, h)\n",
+			lat_term_arg(q, sizeof(q), s));
 		return -EINVAL;
 	}
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
@@ -104,7 +105,7 @@ int lat_parse_duration(const char *s, __u64 *ns)
 	}
 bad:
 	fprintf(stderr, "latbpf: bad duration '%s' (examples: 500us, 10ms, 1.5s, 2m)\n",
-		s ? s : "");
+		lat_term_arg(q, sizeof(q), s));
 	return -EINVAL;
 }
 
@@ -112,7 +113,7 @@ bad:
 int lat_parse_id_list(const char *s, __u32 *ids, __u32 *n, const char *what)
 {
 	const char *p = s;
-	char *end;
+	char *end, q[LAT_ARG_MAX];
 	long v;
 
 	if (!s || !*s)
@@ -135,13 +136,13 @@ int lat_parse_id_list(const char *s, __u32 *ids, __u32 *n, const char *what)
 	}
 bad:
 	fprintf(stderr, "latbpf: bad %s list '%s' (positive numbers, comma-separated)\n",
-		what, s ? s : "");
+		what, lat_term_arg(q, sizeof(q), s));
 	return -EINVAL;
 }
 
 int lat_parse_probes(const char *s, unsigned *mask)
 {
-	char buf[256], *tok, *save = NULL;
+	char buf[256], *tok, *save = NULL, q[LAT_ARG_MAX];
 	unsigned i;
 
 	if (!s || !*s || strlen(s) >= sizeof(buf))
@@ -158,7 +159,7 @@ int lat_parse_probes(const char *s, unsigned *mask)
 				break;
 		if (!lat_modules[i]) {
 			fprintf(stderr, "latbpf: unknown probe family '%s' (known: %s)\n",
-				tok, lat_family_list());
+				lat_term_arg(q, sizeof(q), tok), lat_family_list());
 			return -EINVAL;
 		}
 		*mask |= 1U << i;
@@ -166,15 +167,65 @@ int lat_parse_probes(const char *s, unsigned *mask)
 	if (*mask)
 		return 0;
 bad:
-	fprintf(stderr, "latbpf: bad --probes '%s' (known: %s)\n", s ? s : "",
+	fprintf(stderr, "latbpf: bad --probes '%s' (known: %s)\n", lat_term_arg(q, sizeof(q), s),
 		lat_family_list());
 	return -EINVAL;
+}
+
+/*
+ * What getopt_long just refused (c: its ':' or '?'), named as the user wrote
+ * it, in one line. Where it was: an unknown or ambiguous long option leaves
+ * optopt 0; a long option given a value it does not take leaves optopt at
+ * its val, which is a known short option or >= 256; both advance optind past
+ * their element. A short option leaves optopt at its character, and optind
+ * still on its element when more follow in it ("-xv"), so argv[optind - 1]
+ * is not where it was: it is named from optopt alone. A missing value is at
+ * the end of argv, whichever kind.
+ */
+void lat_opt_refused(const char *prog, const char *help, int c, char **argv,
+		     const char *shorts, const struct option *lo)
+{
+	const char *elem = argv[optind - 1], *eq;
+	char name[LAT_ARG_MAX], q[LAT_ARG_MAX];
+	bool is_long = c == ':' ? !strncmp(elem, "--", 2) :
+		       optopt == 0 || optopt >= 256 || (optopt != ':' && optopt != '+' &&
+							  strchr(shorts, optopt));
+	int i, n = 0;
+	size_t len;
+
+	if (!is_long) {
+		snprintf(name, sizeof(name), "-%c", optopt);
+		lat_term_arg(q, sizeof(q), name);
+		if (c == ':')
+			fprintf(stderr, "%s: option '%s' needs a value\n", prog, q);
+		else
+			fprintf(stderr, "%s: unknown option '%s' (see %s)\n", prog, q, help);
+		return;
+	}
+	eq = strchr(elem, '=');
+	len = eq && eq > elem + 2 ? (size_t)(eq - elem) : strlen(elem);
+	snprintf(name, sizeof(name), "%.*s", (int)(len < sizeof(name) ? len : sizeof(name) - 1),
+		 elem);
+	lat_term_arg(q, sizeof(q), name);
+	if (c == ':') {
+		fprintf(stderr, "%s: option '%s' needs a value\n", prog, q);
+		return;
+	}
+	if (optopt) {
+		fprintf(stderr, "%s: option '%s' takes no value\n", prog, q);
+		return;
+	}
+	for (i = 0; lo[i].name && len > 2; i++)
+		n += !strncmp(lo[i].name, elem + 2, len - 2);
+	fprintf(stderr, "%s: %s option '%s' (see %s)\n", prog, n > 1 ? "ambiguous" : "unknown",
+		q, help);
 }
 
 enum { OPT_PROBES = 256, OPT_JSON, OPT_HLOG, OPT_PROM, OPT_NO_TUI, OPT_BASELINE, OPT_BPF_STATS,
        OPT_FAMILY = 1024 /* + index into the family options */ };
 
 #define MAX_FAMILY_OPTS 32
+#define SHORTS "p:t:i:d:vVh"
 
 /* The trace command's options: the common ones, then every family's own. */
 int lat_opts_parse(int argc, char **argv, struct lat_opts *o)
@@ -216,10 +267,10 @@ int lat_opts_parse(int argc, char **argv, struct lat_opts *o)
 	memset(&longopts[n], 0, sizeof(longopts[n]));
 	o->probes = (1U << lat_nr_modules()) - 1;
 	o->interval_ns = 1000000000ULL;
-	optind = 1;
+	optind = 0;	/* 0, not 1: glibc forgets an earlier parse's "-xv" */
 	opterr = 0;
 	/* "+": stop at the first non-option, so COMMAND's own options stay its */
-	while ((c = getopt_long(argc, argv, "+:p:t:i:d:vVh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:" SHORTS, longopts, NULL)) != -1) {
 		err = 0;
 		switch (c) {
 		case 'p':
@@ -272,17 +323,13 @@ int lat_opts_parse(int argc, char **argv, struct lat_opts *o)
 		case 'h':
 			o->help = true;
 			break;
-		case ':':
-			fprintf(stderr, "latbpf: option '%s' needs a value\n", argv[optind - 1]);
-			return -EINVAL;
 		default:
 			if (c >= OPT_FAMILY && c < OPT_FAMILY + nfam) {
 				i = c - OPT_FAMILY;
 				err = fam[i].opt->set(o->cfg[fam[i].family], optarg);
 				break;
 			}
-			fprintf(stderr, "latbpf: unknown option '%s' (see --help)\n",
-				argv[optind - 1]);
+			lat_opt_refused("latbpf", "--help", c, argv, SHORTS, longopts);
 			return -EINVAL;
 		}
 		if (err)
@@ -290,8 +337,10 @@ int lat_opts_parse(int argc, char **argv, struct lat_opts *o)
 	}
 	if (optind < argc) {
 		if (strcmp(argv[optind - 1], "--") != 0) {
+			char q[LAT_ARG_MAX];
+
 			fprintf(stderr, "latbpf: unexpected argument '%s' (a command goes after --)\n",
-				argv[optind]);
+				lat_term_arg(q, sizeof(q), argv[optind]));
 			return -EINVAL;
 		}
 		o->command = argv + optind;

@@ -94,7 +94,10 @@ static int hlog_interval(struct lat_sink *k, const struct lat_snap *s)
 	if (!err)
 		err = lat_hlog_flush(h->log);
 	if (err) {
-		fprintf(stderr, "latbpf: --hlog: writing '%s': %s\n", h->path, strerror(-err));
+		char q[LAT_ARG_MAX];
+
+		fprintf(stderr, "latbpf: --hlog: writing '%s': %s\n",
+			lat_term_arg(q, sizeof(q), h->path), strerror(-err));
 		h->err = err;
 	}
 	return err;
@@ -104,9 +107,11 @@ static void hlog_free(struct lat_sink *k)
 {
 	struct hlog_sink *h = (struct hlog_sink *)k;
 	int err = lat_hlog_close(h->log);
+	char q[LAT_ARG_MAX];
 
 	if (err && !h->err)
-		fprintf(stderr, "latbpf: --hlog: closing '%s': %s\n", h->path, strerror(-err));
+		fprintf(stderr, "latbpf: --hlog: closing '%s': %s\n",
+			lat_term_arg(q, sizeof(q), h->path), strerror(-err));
 	free(h);
 }
 
@@ -127,7 +132,11 @@ struct lat_sink *lat_hlog_sink_new(const char *path, double start_epoch_s)
 	h->path = path;
 	h->log = lat_hlog_open(path, start_epoch_s, "latbpf " LATBPF_VERSION " (" LATBPF_COMMIT ")");
 	if (!h->log) {
-		fprintf(stderr, "latbpf: cannot write '%s': %s\n", path, strerror(errno));
+		char q[LAT_ARG_MAX];
+		int e = errno;
+
+		fprintf(stderr, "latbpf: cannot write '%s': %s\n", lat_term_arg(q, sizeof(q), path),
+			strerror(e));
 		free(h);
 		return NULL;
 	}

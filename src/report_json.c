@@ -190,9 +190,12 @@ static int json_sink_write(struct lat_sink *k, const struct lat_snap *s)
 	if (j->err)
 		return j->err;
 	j->err = lat_json_write(j->f, s);
-	if (j->err)
-		fprintf(stderr, "latbpf: --json: writing '%s': %s; no more records\n", j->path,
-			strerror(-j->err));
+	if (j->err) {
+		char q[LAT_ARG_MAX];
+
+		fprintf(stderr, "latbpf: --json: writing '%s': %s; no more records\n",
+			lat_term_arg(q, sizeof(q), j->path), strerror(-j->err));
+	}
 	return j->err;
 }
 

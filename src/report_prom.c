@@ -409,6 +409,7 @@ struct lat_sink *lat_prom_sink_new(const char *addr, const cpu_set_t *avoid)
 	struct prom_sink *p = calloc(1, sizeof(*p));
 	cpu_set_t mine, away;
 	bool moved = false;
+	char q[LAT_ARG_MAX];
 	unsigned port;
 	int err;
 
@@ -433,6 +434,6 @@ struct lat_sink *lat_prom_sink_new(const char *addr, const cpu_set_t *avoid)
 		return NULL;
 	}
 	fprintf(stderr, "latbpf: serving Prometheus metrics on port %u (--prometheus %s): "
-		"GET /metrics\n", port, addr);
+		"GET /metrics\n", port, lat_term_arg(q, sizeof(q), addr));
 	return &p->k;
 }

@@ -225,6 +225,8 @@ static void default_cpus(struct lat_bctx *c)
 	c->cpu = c->ncpus ? c->cpus[c->ncpus - 1] : -1;
 }
 
+#define SHORTS "d:j:c:i:D:lh"
+
 static int parse(int argc, char **argv, struct bopts *b)
 {
 	static const struct option lo[] = {
@@ -243,9 +245,9 @@ static int parse(int argc, char **argv, struct bopts *b)
 	default_cpus(&b->c);
 	b->c.interval_ns = 1000000ULL;
 	b->c.dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/var/tmp";
-	optind = 1;
+	optind = 0;	/* 0, not 1: glibc forgets an earlier parse's "-xv" */
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, ":d:j:c:i:D:lh", lo, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, ":" SHORTS, lo, NULL)) != -1) {
 		err = 0;
 		switch (o) {
 		case 'd':
@@ -278,12 +280,8 @@ static int parse(int argc, char **argv, struct bopts *b)
 		case 'h':
 			b->help = true;
 			break;
-		case ':':
-			fprintf(stderr, "latbpf bench: option '%s' needs a value\n", argv[optind - 1]);
-			return -EINVAL;
 		default:
-			fprintf(stderr, "latbpf bench: unknown option '%s' (see latbpf bench --help)\n",
-				argv[optind - 1]);
+			lat_opt_refused("latbpf bench", "latbpf bench --help", o, argv, SHORTS, lo);
 			return -EINVAL;
 		}
 		if (err)
@@ -296,11 +294,10 @@ static int parse(int argc, char **argv, struct bopts *b)
 			if (name_matches(&defs[i], argv[optind]))
 				b->selected[i] = hit = true;
 		if (!hit) {
-			char safe[64];
+			char q[LAT_ARG_MAX];
 
-			lat_term_str(safe, sizeof(safe), argv[optind]);
 			fprintf(stderr, "latbpf bench: no benchmark named '%s' "
-				"(latbpf bench --list)\n", safe);
+				"(latbpf bench --list)\n", lat_term_arg(q, sizeof(q), argv[optind]));
 			return -EINVAL;
 		}
 		any = true;
@@ -487,6 +484,7 @@ static void methods(FILE *f, const struct lat_node *res)
 {
 	const struct lat_node *r, *ok;
 	const char *note;
+	char safe[sizeof(((struct lat_bres *)0)->note) * 4];
 
 	fputs("\nhow each was measured (cycles are TSC ticks):\n", f);
 	for (r = res ? res->child : NULL; r; r = r->next) {
@@ -496,8 +494,10 @@ static void methods(FILE *f, const struct lat_node *res)
 				real_of(r, "batch"));
 		fputc('\n', f);
 		ok = lat_snap_find(r, "ok");
+		/* a note can quote --dir */
 		if ((note = str_of(r, "note")))
-			fprintf(f, "  %-24s %s%s\n", "", ok && !ok->v.b ? "WARNING: " : "", note);
+			fprintf(f, "  %-24s %s%s\n", "", ok && !ok->v.b ? "WARNING: " : "",
+				lat_term_arg(safe, sizeof(safe), note));
 	}
 }
 
@@ -561,8 +561,11 @@ int lat_bench_main(int argc, char **argv)
 	if (b.json_path) {
 		jf = strcmp(b.json_path, "-") ? fopen(b.json_path, "w") : stdout;
 		if (!jf) {
-			fprintf(stderr, "latbpf bench: cannot write '%s': %s\n", b.json_path,
-				strerror(errno));
+			char q[LAT_ARG_MAX];
+			int e = errno;
+
+			fprintf(stderr, "latbpf bench: cannot write '%s': %s\n",
+				lat_term_arg(q, sizeof(q), b.json_path), strerror(e));
 			return -EINVAL;
 		}
 	}

@@ -14,7 +14,7 @@ for tool in gcc curl timeout awk sort tail; do
 done
 CFLAGS_T="-std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -D_GNU_SOURCE -Iinclude -Isrc"
 # shellcheck disable=SC2086
-check "httpserve builds" timeout 120 gcc $CFLAGS_T tests/httpserve.c src/http.c \
+check "httpserve builds" timeout 120 gcc $CFLAGS_T tests/httpserve.c src/http.c src/escape.c \
 	-o "$T/httpserve" -lmicrohttpd -lpthread
 # shellcheck disable=SC2086
 check "httpfuzz builds" timeout 120 gcc $CFLAGS_T tests/httpfuzz.c -o "$T/httpfuzz" -lpthread
