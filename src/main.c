@@ -383,9 +383,11 @@ static int trace_main(int argc, char **argv, int sub)
 	}
 	err = lat_tgt_init(&a.tgt, &a.o);
 	if (err) {
-		if (err != -ESRCH)
+		bool usage = err == -ESRCH || err == -ENOENT;	/* said already */
+
+		if (!usage)
 			fprintf(stderr, "latbpf: target: %s\n", strerror(-err));
-		code = err == -ESRCH ? EXIT_USAGE : EXIT_RUNTIME;
+		code = usage ? EXIT_USAGE : EXIT_RUNTIME;
 		goto out;
 	}
 	lat_provenance_set_target(a.prov, &a.tgt.t, a.tgt.comm);

@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <sched.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include "target.h"
 
 #ifndef PIDFD_THREAD
@@ -59,6 +60,40 @@ static pid_t tgid_of(pid_t tid)
 			break;
 	fclose(f);
 	return tgid;
+}
+
+/* Whether execvp could find cmd, as it looks (PATH, or a path with a '/'):
+ * 0, -ENOENT, or -EACCES when only something not executable was found.
+ * exec can still fail later; this catches the typo before attaching. */
+static int findable(const char *cmd)
+{
+	const char *path = getenv("PATH"), *p, *colon;
+	char buf[4096];
+	struct stat st;
+	int err = -ENOENT;
+
+	if (!*cmd)
+		return -ENOENT;
+	if (strchr(cmd, '/')) {
+		if (stat(cmd, &st))
+			return -errno;
+		return S_ISREG(st.st_mode) && !access(cmd, X_OK) ? 0 : -EACCES;
+	}
+	for (p = path ? path : "/bin:/usr/bin"; ; p = colon + 1) {
+		size_t n;
+
+		colon = strchrnul(p, ':');
+		n = (size_t)(colon - p);
+		/* an empty entry is the current directory */
+		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)(n ? n : 1), n ? p : ".", cmd) <
+			    (int)sizeof(buf) && !stat(buf, &st)) {
+			if (S_ISREG(st.st_mode) && !access(buf, X_OK))
+				return 0;
+			err = -EACCES;
+		}
+		if (!*colon)
+			return err;
+	}
 }
 
 static int watch(struct lat_tgt *g, pid_t id, bool thread)
@@ -109,6 +144,13 @@ int lat_tgt_init(struct lat_tgt *g, const struct lat_opts *o)
 	}
 	if (!o->command)
 		return 0;
+	if ((err = findable(o->command[0]))) {
+		char q[LAT_ARG_MAX];
+
+		fprintf(stderr, "latbpf: cannot run '%s': %s\n",
+			lat_term_arg(q, sizeof(q), o->command[0]), strerror(-err));
+		return -ENOENT;
+	}
 
 	/* Fork now so the probes can filter on the child's pid; it execs only
 	 * once lat_tgt_start() closes go_fd, so nothing runs untraced. */

@@ -17,6 +17,8 @@ struct lat_tgt {
 	int exit_status;	/* of the child */
 };
 
+/* 0; -ESRCH (no such pid or tid) or -ENOENT (no such COMMAND), both said
+ * on stderr; or another -errno */
 int lat_tgt_init(struct lat_tgt *g, const struct lat_opts *o);
 int lat_tgt_start(struct lat_tgt *g);
 bool lat_tgt_gone(struct lat_tgt *g);
