@@ -242,11 +242,13 @@ static int loop(struct app *a, int sfd)
 				pfd[n++] = (struct pollfd){ .fd = a->tgt.pidfd[i],
 							    .events = POLLIN };
 		if (end) {
-			__u64 t = lat_now_ns();
+			__u64 t = lat_now_ns(), ms;
 
 			if (t >= end)
 				break;
-			timeout = (int)((end - t + 999999) / 1000000);
+			/* --duration goes to 1e18 ns: its ms do not fit an int */
+			ms = (end - t + 999999) / 1000000;
+			timeout = ms > 3600000 ? 3600000 : (int)ms;
 		} else if (a->tgt.npidfd > (int)a->tgt.t.n_tgids) {
 			timeout = 200;	/* threads without pidfds: look at /proc */
 		}
