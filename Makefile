@@ -86,6 +86,15 @@ $(O)/tests/%.t: tests/unit/%.c $(OBJS) | $(O)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(LAT_CFLAGS) $^ -o $@ $(LDLIBS)
 
+# The fuzz test runs the parsers it feeds under ASan and UBSan: its own
+# copies of their objects, the rest as built.
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_SRCS := src/opts.c src/escape.c src/provenance.c src/bench/run.c
+$(O)/tests/test_fuzz_opts.t: tests/unit/test_fuzz_opts.c $(FUZZ_SRCS) \
+		$(filter-out $(FUZZ_SRCS:src/%.c=$(O)/src/%.o),$(OBJS)) | $(O)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(LAT_CFLAGS) $(FUZZ_SAN) $^ -o $@ $(LDLIBS)
+
 $(O)/tools/%: tools/%.c | $(O)/tools
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(LAT_CFLAGS) $< -o $@ -lpthread -lm

@@ -161,6 +161,9 @@ void lat_bres_add_ns(struct lat_bres *r, __u64 ns);	/* a value in ns */
 bool lat_bench_over(const struct lat_bctx *c, __u64 samples, __u64 max);
 int lat_bench_pin(int cpu);
 int lat_bench_main(int argc, char **argv);	/* argv: latbpf bench ... */
+/* its options only, as lat_bench_main reads them; runs nothing: 0, or
+ * -EINVAL with the message said (tests/unit/test_fuzz_opts.c) */
+int lat_bench_parse(int argc, char **argv);
 void lat_bench_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A short host baseline (< 1 s) for a trace report: run before attaching,
  * reported at the end. */

@@ -538,6 +538,13 @@ static void free_notes(void)
 	nnotes = 0;
 }
 
+int lat_bench_parse(int argc, char **argv)
+{
+	struct bopts b = { 0 };
+
+	return parse(argc - 1, argv + 1, &b);
+}
+
 int lat_bench_main(int argc, char **argv)
 {
 	struct bopts b = { 0 };
