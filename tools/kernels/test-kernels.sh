@@ -37,11 +37,16 @@ export PATH=$PATH:/usr/sbin:/sbin
 #   hlog_format.t, prom_http.t   file and HTTP formats, no BPF
 #   hlog.t, prom.t output formats checked by Java, node and Prometheus
 #   tty.t          the terminal view (tmux)
+#   fuzz_cli.t     300 random command lines: parsing, exit codes, messages;
+#                  under TCG each attach takes seconds (lifecycle.t's exit
+#                  paths and leftover checks run there)
+#   hostile.t      names escaped in every output: user space (sched_filter.t
+#                  checks a hostile comm from BPF there)
 #   bench.t        latbpf bench measures the machine's speed: its checks are
 #                  timing bands, and what it asks the kernel (perf events,
 #                  page faults, sockets) the other tests cover
 #   cpus.t         runs in the many-CPU boot instead
-SKIP_FILES="build.t cli.t hlog_format.t prom_http.t hlog.t prom.t tty.t bench.t cpus.t"
+SKIP_FILES="build.t cli.t hlog_format.t prom_http.t hlog.t prom.t tty.t fuzz_cli.t hostile.t bench.t cpus.t"
 if [ -z "${TESTS:-}" ]; then
 	TESTS=
 	for f in tests/integration/*.t; do
