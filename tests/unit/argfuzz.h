@@ -328,7 +328,7 @@ static const struct af_opt af_trace_opts[] = {
 	{ "prometheus", 0, af_v_prom, 0 }, { "no-tui", 0, NULL, 0 },
 	{ "baseline", 0, NULL, 0 }, { "verbose", 'v', NULL, 0 }, { "version", 'V', NULL, 0 },
 	{ "help", 'h', NULL, 0 }, { "per-thread", 0, NULL, 0 }, { "per-cpu", 0, NULL, 0 },
-	{ "per-remote", 0, NULL, 0 },
+	{ "per-remote", 0, NULL, 0 }, { "bpf-stats", 0, NULL, 0 },
 };
 
 /* latbpf bench --help's */

@@ -1,0 +1,5 @@
+LAT_FAMILY(sched)
+LAT_FAMILY(hiccup)
+LAT_FAMILY(fault)
+LAT_FAMILY(block)
+LAT_FAMILY(tcp)

@@ -1,0 +1,1 @@
+build2/tests/test_hist.t: tests/unit/tap.h

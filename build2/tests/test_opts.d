@@ -1,0 +1,1 @@
+build2/tests/test_opts.t: tests/unit/tap.h

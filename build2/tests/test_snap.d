@@ -1,0 +1,1 @@
+build2/tests/test_snap.t: tests/unit/tap.h

@@ -1,0 +1,1 @@
+build2/tests/test_table.t: tests/unit/tap.h

@@ -1,0 +1,1 @@
+build2/tools/demo: tools/demo.c

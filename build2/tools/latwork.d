@@ -1,0 +1,1 @@
+build2/tools/latwork: tools/latwork.c
