@@ -262,7 +262,7 @@ stats() {
 		m = 0; for (i = lo; i < hi; i++) b[m++] = a[i]
 		for (i = 0; i < m; i++) for (j = i + 1; j < m; j++) if (b[j] < b[i]) { t = b[i]; b[i] = b[j]; b[j] = t }
 		return m ? b[int((m - 1) / 2)] : 0 }
-	NR > 1 && $2 == w && $1 >= wu && $c != "" { o[n] = $c; v[n++] = $c } END {
+	NR > 1 && $2 == w && $1 >= wu && $c != "" { n += 0; o[n] = $c; v[n] = $c; n++ } END {
 		if (!n) { print "- - - - - -"; exit }
 		for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
 		printf "%s %s %s %s %s ", o[0], v[0], v[n - 1], o[n - 1], v[int((n - 1) / 2)]
