@@ -1,2 +1,1 @@
-build2/tests/test_fuzz_opts.t: src/snap.h include/latbpf/hist.h
-include/latbpf/hist.h:
+build2/tests/test_fuzz_opts.t: include/latbpf/hist.h
