@@ -11,7 +11,8 @@ if [ "$(id -u)" -eq 0 ]; then
 	mountpoint -q /sys/kernel/tracing 2>/dev/null ||
 		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
 else
-	echo "tests/run.sh: not root: the BPF integration tests will fail (sudo make test)" >&2
+	echo "tests/run.sh: not root: the BPF integration tests will fail (sudo make test;" \
+		"LATBPF_ALLOW_SKIP=1 makes them skips instead)" >&2
 fi
 cd "$(dirname "$0")/.." || exit 1
 exec prove --exec 'timeout -s KILL 300' --timer "$O"/tests/*.t tests/integration/*.t
