@@ -234,7 +234,7 @@ void lat_self_publish(const struct lat_self *s, struct lat_snap *snap)
 	__u64 t_iv = s->t_now - s->t_before, t_run = s->t_now - s->t_start;
 	__u64 run_ns = 0, run_ns_iv = 0;
 	bool final = snap->final;
-	struct lat_node *obj = lat_pub_obj(snap, "self", "latbpf itself");
+	struct lat_node *obj = lat_pub_obj(snap, "self", "self: what latbpf itself costs");
 
 	lat_pub_real(snap, "cpu_pct", final ? pct(s->cpu_now - s->cpu_start, t_run) :
 					      pct(s->cpu_now - s->cpu_before, t_iv), 3);
