@@ -248,8 +248,13 @@ check "irq: NET_RX is the largest softirq intruder" \
 diag "irq: cpu1 intruders: $(final "$J" "[$c1 | .top[0:8][] | \"\(.kind) \(.name) \(.total_ns)\"] | join(\", \")")"
 check "irq: softirq time while on CPU ($soft ns) within the softirq intruders' total ($softsum ns)" \
 	num_le "$soft" "$softsum"
-check "irq: task intruders ($tasksum ns) account for the task hiccups ($pre ns), +10%" \
-	num_le "$tasksum" "$((pre * 11 / 10 + 100000))"
+# What is checked: the ~250 ms of NET_RX inside the target's runs do not
+# leak into task intruders. Task intruders and task hiccups are the same
+# windows seen from two sides and differ by what straddles a window's ends;
+# after CI's fuzz_cli.t the waits grow to ~15 ms and that slop reached
+# +10 %, so the bound is +25 % and 1 ms, still far below NET_RX.
+check "irq: task intruders ($tasksum ns) account for the task hiccups ($pre ns), +25 % + 1 ms" \
+	num_le "$tasksum" "$((pre * 5 / 4 + 1000000))"
 if preempt_rt; then
 	# PREEMPT_RT runs a softirq raised in an interrupt in ksoftirqd/1, a
 	# thread that preempts the target: the NET_RX time is a preemption,
