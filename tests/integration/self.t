@@ -25,7 +25,8 @@ stats_moving() { # PROG_ID
 
 start_work w --linger sleep --sleep 1ms --count 100000 --threads 2
 kill -USR1 "$WORK_PID"
-start_latbpf s --interval 1s --duration 7s --bpf-stats --no-tui --json "$T/s.json"
+# long enough for the readings below however slow bpftool is (qemu: 5 s)
+start_latbpf s --interval 1s --duration 12s --bpf-stats --no-tui --json "$T/s.json"
 SP=$(pgrep -P "$LAT_PID" -x latbpf || echo "$LAT_PID")
 # the middle of an interval: 2.5 s after attaching
 sleep 2.5
