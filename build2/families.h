@@ -1,5 +1,0 @@
-LAT_FAMILY(sched)
-LAT_FAMILY(hiccup)
-LAT_FAMILY(fault)
-LAT_FAMILY(block)
-LAT_FAMILY(tcp)

@@ -1,2 +1,0 @@
-build2/src/tty.o: src/tty.c src/tty.h
-src/tty.h:

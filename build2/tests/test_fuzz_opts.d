@@ -1,1 +1,0 @@
-build2/tests/test_fuzz_opts.t: include/latbpf/hist.h

@@ -1,1 +1,0 @@
-build2/tests/test_opts.t: tests/unit/tap.h

@@ -1,1 +1,0 @@
-build2/tests/test_table.t: tests/unit/tap.h

@@ -1,1 +1,0 @@
-build2/tools/demo: tools/demo.c

@@ -1,1 +1,0 @@
-build2/tools/latwork: tools/latwork.c
