@@ -45,7 +45,14 @@ struct {
 const volatile bool per_remote = false;
 
 /* --per-remote; the loader shrinks it to one entry when off. Shared by all
- * CPUs (atomic adds), so its memory does not grow with their number. */
+ * CPUs (atomic adds), so its memory does not grow with their number.
+ * Drained: a remote is charged under the generation tcp_gen, which the
+ * loader flips at each poll; at the next one it reads the other
+ * generation's entries (nothing writes them since the flip) one last time
+ * and deletes them, so the hash holds the remotes of one or two intervals,
+ * never the run's. */
+volatile __u32 tcp_gen = 0;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, LAT_TCP_MAX_REMOTES);
@@ -84,6 +91,7 @@ static __always_inline struct lat_tcp_remote *remote_get(const struct sock *sk,
 		BPF_CORE_READ_INTO(&k.addr, sk, __sk_common.skc_v6_daddr.in6_u.u6_addr8);
 	else
 		return NULL;
+	k.gen = tcp_gen;
 	r = bpf_map_lookup_elem(&tcp_remotes, &k);
 	if (r)
 		return r;

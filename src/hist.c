@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* User-side histogram math: merge per-CPU copies, interval deltas,
  * percentiles. The bucket layout itself is include/latbpf/hist.h. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "lat.h"
 
@@ -128,6 +130,29 @@ void lat_hist_pack(struct lat_hist_packed *p, const struct lat_hist *h)
 		slot[k] = (__u16)i;
 		n[k++] = h->slots[i];
 	}
+}
+
+size_t lat_hist_packed_bytes(const struct lat_hist_packed *p)
+{
+	return sizeof(*p) + ((2 * (size_t)p->nz + 7) & ~(size_t)7) + 8 * (size_t)p->nz;
+}
+
+int lat_hist_packed_add(struct lat_hist_packed **p, const struct lat_hist *h,
+			struct lat_hist *scratch)
+{
+	struct lat_hist_packed *n;
+
+	if (*p)
+		lat_hist_unpack(scratch, *p);
+	else
+		memset(scratch, 0, sizeof(*scratch));
+	lat_hist_merge(scratch, h);
+	if (!(n = malloc(lat_hist_packed_size(scratch))))
+		return -ENOMEM;
+	lat_hist_pack(n, scratch);
+	free(*p);
+	*p = n;
+	return 0;
 }
 
 void lat_hist_unpack(struct lat_hist *h, const struct lat_hist_packed *p)

@@ -191,6 +191,11 @@ struct lat_hist_packed {
 size_t lat_hist_packed_size(const struct lat_hist *h);	/* bytes lat_hist_pack() writes */
 void lat_hist_pack(struct lat_hist_packed *p, const struct lat_hist *h);
 void lat_hist_unpack(struct lat_hist *h, const struct lat_hist_packed *p);
+size_t lat_hist_packed_bytes(const struct lat_hist_packed *p);	/* its size */
+/* *p plus h, packed anew in place of *p (*p NULL: h alone); scratch is room
+ * for one histogram. -ENOMEM leaves *p as it was. */
+int lat_hist_packed_add(struct lat_hist_packed **p, const struct lat_hist *h,
+			struct lat_hist *scratch);
 /* the interval between two packed histograms; before NULL: since nothing */
 void lat_hist_delta_packed(struct lat_hist *iv, const struct lat_hist_packed *now,
 			   const struct lat_hist_packed *before);

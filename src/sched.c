@@ -159,11 +159,6 @@ static const struct lat_hist_packed *set_hist(const struct thread_set *ts,
 	return (const struct lat_hist_packed *)(ts->blob + t->off[k]);
 }
 
-static size_t packed_bytes(const struct lat_hist_packed *p)
-{
-	return sizeof(*p) + ((2 * (size_t)p->nz + 7) & ~(size_t)7) + 8 * (size_t)p->nz;
-}
-
 /* room for one more record and need bytes of histograms */
 static int set_grow(struct thread_set *ts, size_t need)
 {
@@ -232,13 +227,13 @@ static int copy_thread(struct thread_set *ts, const struct thread_set *from,
 	int k;
 
 	for (k = 0; k < LAT_SCHED_NR_HIST; k++)
-		need += packed_bytes(set_hist(from, r, k));
+		need += lat_hist_packed_bytes(set_hist(from, r, k));
 	if (set_grow(ts, need))
 		return -ENOMEM;
 	t = &ts->t[ts->n++];
 	*t = *r;
 	for (k = 0; k < LAT_SCHED_NR_HIST; k++) {
-		size_t n = packed_bytes(set_hist(from, r, k));
+		size_t n = lat_hist_packed_bytes(set_hist(from, r, k));
 
 		t->off[k] = ts->used;
 		memcpy(ts->blob + ts->used, set_hist(from, r, k), n);

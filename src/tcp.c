@@ -10,10 +10,27 @@
 #include "latbpf/tcp.h"
 #include "tcp.skel.h"
 
+/*
+ * --per-remote, as the loader keeps it. The kernel's hash is drained at
+ * every poll (bpf/tcp.bpf.c, tcp_gen); a remote's histograms live here,
+ * packed (lat_hist_pack): a few hundred bytes where the kernel's value is
+ * 10.6 KB. acc sums its drained entries, live is its entry of the current
+ * generation as read at this poll, now = acc + live, before = the now of
+ * the poll before. The key's gen is 0 here; family 0 is "(others)": the
+ * remotes summed beyond the KEEP_REMOTES kept by name.
+ */
+enum { R_RTT, R_CONNECT, R_NR };
+
 struct remote {
 	struct lat_tcp_remote_key k;
-	struct lat_tcp_remote now, before;
+	struct lat_hist_packed *acc[R_NR], *live[R_NR], *now[R_NR], *before[R_NR];
+	__u64 retr_acc, retr_live, retr_now, retr_before;
+	bool has_live;
 };
+
+/* remotes kept by name; the test knob LATBPF_TCP_KEEP lowers it (README,
+ * "Environment") */
+#define KEEP_REMOTES 1024
 
 /* tcp's own options */
 struct tcp_cfg {
@@ -26,6 +43,11 @@ struct tcp {
 	struct tcp_cfg cfg;
 	struct lat_table remotes;	/* of struct remote, by key */
 	struct lat_tcp_remote rvalue;	/* one lookup */
+	struct lat_hist *scratch;	/* two histograms' room */
+	struct lat_tcp_remote_key *gone;	/* entries to delete at this poll */
+	size_t ngone, gone_cap;
+	__u32 gen;			/* the generation BPF charges now */
+	__u64 folded, folded_before;	/* remotes summed into "(others)" */
 	const struct lat_run *run;
 	struct lat_tcp_cpu *percpu;
 	struct lat_tcp_cpu now, before;
@@ -93,8 +115,9 @@ static int tcp_open(const struct lat_run *run, const void *cfg, void **priv)
 	t->remotes.item_size = sizeof(struct remote);
 	t->remotes.key_size = sizeof(struct lat_tcp_remote_key);
 	t->percpu = calloc(run->ncpus, sizeof(*t->percpu));
+	t->scratch = malloc(2 * sizeof(*t->scratch));
 	t->skel = tcp_bpf__open();
-	if (!t->percpu || !t->skel) {
+	if (!t->percpu || !t->scratch || !t->skel) {
 		err = t->skel ? -ENOMEM : -errno;
 		goto fail;
 	}
@@ -111,6 +134,7 @@ static int tcp_open(const struct lat_run *run, const void *cfg, void **priv)
 fail:
 	tcp_bpf__destroy(t->skel);
 	free(t->percpu);
+	free(t->scratch);
 	free(t);
 	return err;
 }
@@ -149,27 +173,209 @@ static const char *tcp_mode(void *priv)
 	return t->mode_str;
 }
 
-static int merge_remote(const void *key, void *value, void *ctx)
+/* One entry of the hash: an old generation's is added to acc and deleted
+ * after the walk (nothing writes it since the flip, an interval ago); the
+ * current one's is this poll's live part. */
+static int take_remote(const void *key, void *value, void *ctx)
 {
+	const struct lat_tcp_remote *v = value;
+	const struct lat_hist *h[R_NR] = { &v->rtt, &v->connect };
+	struct lat_tcp_remote_key k = *(const struct lat_tcp_remote_key *)key;
 	struct tcp *t = ctx;
-	bool fresh;
-	struct remote *r = lat_table_get(&t->remotes, key, &fresh);
+	bool live = k.gen == t->gen, fresh;
+	struct remote *r;
+	int i, err;
 
-	if (!r)
+	if (!live) {
+		if (t->ngone == t->gone_cap) {
+			size_t cap = t->gone_cap ? 2 * t->gone_cap : 64;
+			void *g = realloc(t->gone, cap * sizeof(*t->gone));
+
+			if (!g)
+				return -ENOMEM;
+			t->gone = g;
+			t->gone_cap = cap;
+		}
+		t->gone[t->ngone++] = k;
+	}
+	k.gen = 0;
+	if (!(r = lat_table_get(&t->remotes, &k, &fresh)))
 		return -ENOMEM;
-	memcpy(&r->now, value, sizeof(r->now));
+	for (i = 0; i < R_NR; i++) {
+		if (live) {
+			free(r->live[i]);
+			r->live[i] = NULL;
+		}
+		if ((err = lat_hist_packed_add(live ? &r->live[i] : &r->acc[i], h[i],
+					       t->scratch)))
+			return err;
+	}
+	if (live) {
+		r->retr_live = v->retransmits;
+		r->has_live = true;
+	} else {
+		r->retr_acc += v->retransmits;
+	}
 	return 0;
+}
+
+/* *out = a + b, packed anew; either may be NULL */
+static int packed_sum(struct tcp *t, struct lat_hist_packed **out,
+		      const struct lat_hist_packed *a, const struct lat_hist_packed *b)
+{
+	const struct lat_hist_packed *in[2] = { a, b };
+	int i, err = 0;
+
+	*out = NULL;
+	for (i = 0; !err && i < 2; i++) {
+		if (!in[i])
+			continue;
+		lat_hist_unpack(&t->scratch[1], in[i]);
+		err = lat_hist_packed_add(out, &t->scratch[1], t->scratch);
+	}
+	return err;
+}
+
+static void remote_free(struct remote *r)
+{
+	for (int i = 0; i < R_NR; i++) {
+		free(r->acc[i]);
+		free(r->live[i]);
+		free(r->now[i]);
+		free(r->before[i]);
+	}
+}
+
+/* this poll's now from acc and live; the last now becomes before */
+static int roll(struct tcp *t, struct remote *r)
+{
+	int i, err = 0;
+
+	for (i = 0; i < R_NR; i++) {
+		free(r->before[i]);
+		r->before[i] = r->now[i];
+		r->now[i] = NULL;
+		if (!err)
+			err = packed_sum(t, &r->now[i], r->acc[i], r->has_live ? r->live[i] : NULL);
+		free(r->live[i]);
+		r->live[i] = NULL;
+	}
+	r->retr_before = r->retr_now;
+	r->retr_now = r->retr_acc + (r->has_live ? r->retr_live : 0);
+	return err;
+}
+
+static __u64 samples(const struct remote *r)
+{
+	return (r->now[R_RTT] ? r->now[R_RTT]->h.count : 0) +
+	       (r->now[R_CONNECT] ? r->now[R_CONNECT]->h.count : 0);
+}
+
+static int cmp_fold(const void *a, const void *b)
+{
+	const struct remote *x = *(const struct remote *const *)a;
+	const struct remote *y = *(const struct remote *const *)b;
+	__u64 sx = samples(x), sy = samples(y);
+
+	return sx != sy ? (sx > sy) - (sx < sy) : memcmp(&x->k, &y->k, sizeof(x->k));
+}
+
+/*
+ * Beyond KEEP_REMOTES by name, the remotes with the fewest samples are
+ * summed into "(others)": now into its now and acc, before into its before,
+ * so its interval holds theirs. Only remotes without a live entry: a live
+ * one's entry would be read again at the next poll.
+ */
+static int fold(struct tcp *t)
+{
+	size_t keep = lat_env_entries("LATBPF_TCP_KEEP", KEEP_REMOTES), i, k, n = 0, nfold;
+	const struct lat_tcp_remote_key zero = { 0 };
+	struct remote **by, *o;
+	bool fresh;
+	int j, err = 0;
+
+	/* "(others)", first in key order, is not counted */
+	bool has_o = t->remotes.n && !((struct remote *)lat_table_at(&t->remotes, 0))->k.family;
+
+	if (t->remotes.n - has_o <= keep)
+		return 0;
+	if (!(o = lat_table_get(&t->remotes, &zero, &fresh)))
+		return -ENOMEM;
+	if (fresh && (err = roll(t, o)))
+		return err;
+	if (t->remotes.n - 1 <= keep)
+		return 0;
+	if (!(by = malloc(t->remotes.n * sizeof(*by))))
+		return -ENOMEM;
+	for (i = 1; i < t->remotes.n; i++) {
+		struct remote *r = lat_table_at(&t->remotes, i);
+
+		if (!r->has_live)
+			by[n++] = r;
+	}
+	qsort(by, n, sizeof(*by), cmp_fold);
+	nfold = t->remotes.n - 1 - keep;
+	nfold = nfold < n ? nfold : n;
+	o = lat_table_at(&t->remotes, 0);
+	for (i = 0; !err && i < nfold; i++) {
+		struct remote *r = by[i];
+		struct lat_hist_packed *sum;
+
+		for (j = 0; !err && j < R_NR; j++) {
+			struct lat_hist_packed **dst[3] = { &o->acc[j], &o->now[j], &o->before[j] };
+			const struct lat_hist_packed *src[3] = { r->now[j], r->now[j], r->before[j] };
+
+			for (k = 0; !err && k < 3; k++) {
+				if (!src[k])
+					continue;
+				if (!(err = packed_sum(t, &sum, *dst[k], src[k]))) {
+					free(*dst[k]);
+					*dst[k] = sum;
+				}
+			}
+		}
+		o->retr_acc += r->retr_now;
+		o->retr_now += r->retr_now;
+		o->retr_before += r->retr_before;
+		remote_free(r);
+		r->k.family = 0xffff;	/* removed below */
+		t->folded++;
+	}
+	free(by);
+	for (i = k = 0; i < t->remotes.n; i++) {
+		struct remote *r = lat_table_at(&t->remotes, i);
+
+		if (r->k.family == 0xffff)
+			continue;
+		if (k != i)
+			memcpy(lat_table_at(&t->remotes, k), r, sizeof(*r));
+		k++;
+	}
+	t->remotes.n = k;
+	return err;
 }
 
 static int poll_remotes(struct tcp *t)
 {
-	for (size_t i = 0; i < t->remotes.n; i++) {
-		struct remote *r = lat_table_at(&t->remotes, i);
+	int fd = bpf_map__fd(t->skel->maps.tcp_remotes), err;
+	__u32 cnt;
+	size_t i;
 
-		r->before = r->now;
-	}
-	return lat_map_each(bpf_map__fd(t->skel->maps.tcp_remotes),
-			    sizeof(struct lat_tcp_remote_key), &t->rvalue, merge_remote, t);
+	for (i = 0; i < t->remotes.n; i++)
+		((struct remote *)lat_table_at(&t->remotes, i))->has_live = false;
+	t->ngone = 0;
+	err = lat_map_each(fd, sizeof(struct lat_tcp_remote_key), &t->rvalue, take_remote, t);
+	/* one syscall for them all where the kernel can (5.6) */
+	cnt = (__u32)t->ngone;
+	if (t->ngone && bpf_map_delete_batch(fd, t->gone, &cnt, NULL))
+		for (i = 0; i < t->ngone; i++)
+			bpf_map_delete_elem(fd, &t->gone[i]);
+	t->gen ^= 1;
+	t->skel->bss->tcp_gen = t->gen;
+	for (i = 0; !err && i < t->remotes.n; i++)
+		err = roll(t, lat_table_at(&t->remotes, i));
+	t->folded_before = t->folded;
+	return err ? err : fold(t);
 }
 
 static int tcp_poll(void *priv)
@@ -204,19 +410,27 @@ static void publish_remotes(struct tcp *t, struct lat_snap *s)
 	lat_pub_flags(lat_pub_list(s, "remotes", "per remote address:port"), LAT_F_BREAKDOWN);
 	for (i = 0; i < t->remotes.n; i++) {
 		const struct remote *r = lat_table_at(&t->remotes, i);
+		bool changed = r->retr_now != r->retr_before;
 
-		inet_ntop(r->k.family == 2 ? AF_INET : AF_INET6, r->k.addr, addr, sizeof(addr));
-		snprintf(name, sizeof(name), r->k.family == 2 ? "%s:%u" : "[%s]:%u", addr,
-			 r->k.port);
+		if (!r->now[R_RTT] || !r->now[R_CONNECT])
+			continue;
+		if (!r->k.family) {
+			snprintf(name, sizeof(name), "(others)");
+		} else {
+			inet_ntop(r->k.family == 2 ? AF_INET : AF_INET6, r->k.addr, addr,
+				  sizeof(addr));
+			snprintf(name, sizeof(name), r->k.family == 2 ? "%s:%u" : "[%s]:%u",
+				 addr, r->k.port);
+		}
 		snprintf(tag, sizeof(tag), "remote.%s", name);
-		lat_pub_item(s, r->now.rtt.count != r->before.rtt.count ||
-				r->now.connect.count != r->before.connect.count, true);
+		for (int j = 0; j < R_NR; j++)
+			changed |= r->now[j]->h.count != (r->before[j] ? r->before[j]->h.count : 0);
+		lat_pub_item(s, changed, true);
 		lat_pub_label(s, "remote", name, tag);
 		lat_pub_str(s, "remote", name);
-		lat_pub_hist(s, "rtt", NULL, &r->now.rtt, &r->before.rtt);
-		lat_pub_hist(s, "connect", NULL, &r->now.connect, &r->before.connect);
-		lat_pub_count(s, "retransmits", r->now.retransmits - r->before.retransmits,
-			      r->now.retransmits);
+		lat_pub_hist_packed(s, "rtt", NULL, r->now[R_RTT], r->before[R_RTT]);
+		lat_pub_hist_packed(s, "connect", NULL, r->now[R_CONNECT], r->before[R_CONNECT]);
+		lat_pub_count(s, "retransmits", r->retr_now - r->retr_before, r->retr_now);
 		lat_pub_end(s);
 	}
 	lat_pub_end(s);
@@ -247,6 +461,9 @@ static void tcp_publish(void *priv, struct lat_snap *s)
 		lat_pub_flags(lat_pub_count(s, "remotes_lost",
 					    t->now.remotes_lost - t->before.remotes_lost,
 					    t->now.remotes_lost), LAT_F_NONZERO | LAT_F_DROP);
+		/* not a loss: their samples are in "(others)" */
+		lat_pub_flags(lat_pub_count(s, "remotes_folded", t->folded - t->folded_before,
+					    t->folded), LAT_F_NONZERO);
 		publish_remotes(t, s);
 	}
 	lat_pub_end(s);
@@ -259,8 +476,12 @@ static void tcp_destroy(void *priv)
 	if (!t)
 		return;
 	tcp_bpf__destroy(t->skel);
-	free(t->percpu);
+	for (size_t i = 0; i < t->remotes.n; i++)
+		remote_free(lat_table_at(&t->remotes, i));
 	free(t->remotes.items);
+	free(t->gone);
+	free(t->scratch);
+	free(t->percpu);
 	free(t);
 }
 

@@ -41,7 +41,7 @@
  *       MADV_RANDOM and reads one byte of N random distinct pages. Prints
  *       "pages=<n> majflt=<getrusage delta> minflt=<delta>".
  *   latwork [common] tcpserver --port P [--host A] [--for DUR]
- *       echoes every connection to A:P (default 127.0.0.1), one at a time,
+ *       echoes every connection to A:P (default 127.0.0.1), a thread each,
  *       for DUR (default 10 s). Prints "listening".
  *   latwork [common] tcpclient --port P [--host A] --count N [--connects] [--for DUR]
  *       N round trips of 64 bytes on one connection (--for bounds them in
@@ -351,12 +351,23 @@ static int addr_of(struct sockaddr_in *a)
 	return inet_pton(AF_INET, tcp_host, &a->sin_addr) == 1 ? 0 : -1;
 }
 
+static void *echo(void *arg)
+{
+	int fd = (int)(long)arg;
+	char buf[64];
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		if (write(fd, buf, (size_t)n) != n)
+			break;
+	close(fd);
+	return NULL;
+}
+
 static int run_tcpserver(void)
 {
 	struct sockaddr_in a;
-	char buf[64];
 	int l, fd, one = 1;
-	ssize_t n;
 
 	l = socket(AF_INET, SOCK_STREAM, 0);
 	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -367,11 +378,16 @@ static int run_tcpserver(void)
 	alarm((unsigned)(for_ns / 1000000000LL) + 1);	/* stops by itself */
 	printf("listening\n");
 	fflush(stdout);
+	/* a thread per connection: a client that keeps its connection open
+	 * (--linger) does not hold up the others' */
 	while ((fd = accept(l, NULL, NULL)) >= 0) {
-		while ((n = read(fd, buf, sizeof(buf))) > 0)
-			if (write(fd, buf, (size_t)n) != n)
-				break;
-		close(fd);
+		pthread_t th;
+
+		if (pthread_create(&th, NULL, echo, (void *)(long)fd)) {
+			echo((void *)(long)fd);
+			continue;
+		}
+		pthread_detach(th);
 	}
 	return 0;
 }

@@ -22,7 +22,7 @@ _Static_assert(sizeof(struct lat_tcp_cpu) == 40 + 2 * sizeof(struct lat_hist),
 struct lat_tcp_remote_key {
 	__u16 family;		/* AF_INET or AF_INET6 */
 	__u16 port;		/* host order */
-	__u32 _pad;
+	__u32 gen;		/* the loader's generation (tcp_gen): drained a poll after */
 	__u8 addr[16];		/* IPv4 in the first 4 bytes */
 };
 _Static_assert(sizeof(struct lat_tcp_remote_key) == 24, "shared with BPF");
@@ -36,6 +36,7 @@ struct lat_tcp_remote {
 _Static_assert(sizeof(struct lat_tcp_remote) == 16 + 2 * sizeof(struct lat_hist),
 	       "shared with BPF");
 
+/* remotes the hash holds between two polls (it is drained at each) */
 #define LAT_TCP_MAX_REMOTES 1024
 
 #endif

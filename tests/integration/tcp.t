@@ -48,9 +48,9 @@ timing check "rtt: p50 $p50 ns agrees with ss's median $ss_ns ns within slot + 2
 
 # 2. connects
 # --for 20s: latwork's default of 1 s cut the loop short whenever a SYN
-# waited for its 1 s retransmit (the single-threaded server still busy with
-# part 1's connection, its accept queue full); the count it prints is the
-# ground truth either way
+# waited for its 1 s retransmit (when the server served one connection at a
+# time and part 1's held it); the count it prints is the ground truth either
+# way
 start_work con --linger tcpclient --port $PORT --count 200 --connects --for 20s
 start_latbpf con --pid "$WORK_PID" --probes tcp --per-remote --no-tui --json "$T/con.json"
 kill -USR1 "$WORK_PID"
@@ -109,6 +109,57 @@ check "... and in the drops object ($dlost = $lost)" test "$dlost" = "$lost"
 check "... while the totals keep every connect ($c of $((n1 + n2)), less missed $miss)" \
 	between "$c" "$((n1 + n2 - miss))" "$((n1 + n2))"
 kill "$srv" 2>/dev/null
+
+# 2c. --per-remote is drained: at each poll latbpf reads the remotes the
+# kernel's hash no longer charges and deletes them, so the hash holds the
+# remotes of the last interval or two, never the run's; the loader keeps
+# LATBPF_TCP_KEEP=4 by name and sums the rest as "(others)". 12 clients, 20
+# connects each, to 127.0.0.1 .. 127.0.0.12 (one server bound to 0.0.0.0),
+# in two waves a second apart.
+P2=$(free_port) || cannot_run "no second free TCP port"
+timeout 90 "$W" tcpserver --host 0.0.0.0 --port $P2 --for 60s >"$T/srv4" &
+srv4=$!
+_pids+=($srv4)
+wait_for "$T/srv4" '^listening' 10
+cl=()
+for k in $(seq 1 12); do
+	start_work w$k --linger tcpclient --host 127.0.0.$k --port $P2 --count 20 --connects --for 20s
+	cl+=("$WORK_PID")
+done
+LATBPF_TCP_KEEP=4 start_latbpf many --pid "$(IFS=,; echo "${cl[*]}")" --probes tcp --per-remote \
+	--no-tui -i 250ms --json "$T/many.json"
+kill -USR1 "${cl[@]:0:6}"
+for k in 1 2 3 4 5 6; do wait_for "$T/w$k.work" '^connects=' 30; done
+sleep 1
+kill -USR1 "${cl[@]:6}"
+for k in 7 8 9 10 11 12; do wait_for "$T/w$k.work" '^connects=' 30; done
+sleep 1
+id=$(held_map "$(pgrep -P "$LAT_PID" -x latbpf || echo "$LAT_PID")" tcp_remotes)
+bpftool map dump id "${id:-0}" -j >"$T/left.json" 2>/dev/null
+left=$(jq length "$T/left.json")
+[ "${left:-0}" = 0 ] || diag "left in the hash (map ${id:-none}): $(head -c 600 "$T/left.json")"
+stop "$LAT_PID"
+kill -TERM "${cl[@]}" "$srv4" 2>/dev/null
+nc=$(cat "$T"/w*.work | sed -n 's/^connects=//p' | awk '{ s += $1 } END { print s + 0 }')
+c=$(final "$T/many.json" .tcp.connect.count)
+miss=$(final "$T/many.json" '.tcp.missed // 0')
+named=$(final "$T/many.json" '[.tcp.remotes[] | select(.remote != "(others)")] | length')
+oc=$(final "$T/many.json" '[.tcp.remotes[] | select(.remote == "(others)") | .connect.count] | add // 0')
+rc=$(final "$T/many.json" '[.tcp.remotes[].connect.count] | add // 0')
+folded=$(final "$T/many.json" '.tcp.remotes_folded // 0')
+lost=$(final "$T/many.json" '.tcp.remotes_lost // 0')
+ivs=$(jq -s '[.[] | select(.interval) | .tcp.remotes[]?.connect.count] | add // 0' "$T/many.json")
+diag "12 remotes: $nc connects -> $c samples (missed $miss), $rc under remotes: $named by name + (others) $oc, $folded folded, $lost lost; the kernel's hash holds ${left:-?} after 1 s idle; intervals sum to $ivs"
+check "the clients made their 240 connects ($nc)" test "$nc" = 240
+check "... as many connect samples ($c), less what was missed ($miss)" between "$c" $((nc - miss)) "$nc"
+check "the kernel's hash is drained: 0 entries after 1 s without connects (${left:-none read})" \
+	test "${left:-x}" = 0
+check "4 remotes by name ($named), the 8 others folded ($folded)" test "$named,$folded" = "4,8"
+check "every sample under a remote: named + (others) = $rc = the total $c, none lost ($lost)" \
+	test "$rc,$lost" = "$c,0"
+check "(others) holds the 8 folded remotes' connects ($oc >= 8 x 20 less missed)" \
+	between "$oc" $((160 - miss)) 160
+check "the intervals' per-remote connects add up to the run's ($ivs = $c)" test "$ivs" = "$c"
 
 # 3. retransmits: client in namespace A, server in B, joined by a veth; B's
 # end goes down for 1.2 s in the middle of the exchange

@@ -30,7 +30,9 @@ rss=$(awk '/^VmRSS:/ { print $2 }' /proc/"$LP"/status)
 hwm=$(awk '/^VmHWM:/ { print $2 }' /proc/"$LP"/status)
 alive=$(kill -0 "$WP" 2>/dev/null && echo yes)
 stop "$LAT_PID"
-ok $? "latbpf exits 0"
+rc=$?
+[ "$rc" = 0 ] || diag "latbpf exited $rc: $(tail -5 "$T/t.err" | tr '\n' '|')"
+ok "$rc" "latbpf exits 0"
 check "the workload was still running when measured" test "$alive" = yes
 kill "$WP" 2>/dev/null
 J=$T/t.json

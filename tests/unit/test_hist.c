@@ -189,7 +189,7 @@ int main(void)
 	{
 		struct lat_hist_packed *pa = malloc(lat_hist_packed_size(&a));
 		struct lat_hist_packed *pb = malloc(lat_hist_packed_size(&b));
-		struct lat_hist back, iv2;
+		struct lat_hist back, iv2, scratch;
 
 		lat_hist_pack(pa, &a);
 		lat_hist_pack(pb, &b);
@@ -208,6 +208,16 @@ int main(void)
 		   "an empty histogram packs to its header");
 		free(pa);
 		free(pb);
+		/* packed sums (tcp --per-remote): a + u packed = a merged with u */
+		pa = NULL;
+		ok(!lat_hist_packed_add(&pa, &a, &scratch) && !lat_hist_packed_add(&pa, &u, &scratch),
+		   "packed add: from nothing, twice");
+		back = a;
+		lat_hist_merge(&back, &u);
+		lat_hist_unpack(&iv2, pa);
+		ok(!memcmp(&iv2, &back, sizeof(back)) && lat_hist_packed_bytes(pa) ==
+		   lat_hist_packed_size(&back), "packed add = merge, byte for byte, in its own size");
+		free(pa);
 	}
 
 	/* overflow counted, never clipped */
