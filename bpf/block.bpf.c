@@ -8,11 +8,11 @@
  * A request is followed from the first of insert or issue that happens in
  * a target's context (any context, system-wide), from its insert only if
  * it goes through an I/O scheduler: its state lives in a hash keyed by the
- * request's address, cleared when it completes. Requests come from each
- * queue's preallocated pool, so the same few addresses recur: an
- * entry is created once per address and then reused, never deleted (an
- * update and a delete per I/O cost more than the rest of the family
- * together); the LRU evicts the addresses of queues that went away. I/O the kernel submits
+ * request's address, deleted when it completes or is merged away, so the
+ * hash holds the target's requests in flight, not every address a queue
+ * ever used. A plain hash, not an LRU: an LRU evicted live requests without
+ * a word (and before it was full, from its per-CPU lists); a full hash
+ * refuses the new request, counted (follow_lost). I/O the kernel submits
  * later from its own threads (writeback, the loop driver's workers,
  * read-ahead from kthreads) is attributed to those threads, not the target.
  *
@@ -20,7 +20,7 @@
  * completing, and blk-mq soon hands its address to a new request, maybe
  * another process's: block_rq_merge forgets it when that happens, and a
  * request's generation (its start time) tells an earlier request's entry
- * from its own if a merge went unseen.
+ * from its own if a request went away unseen.
  *
  * block_rq_insert, block_rq_issue and block_rq_merge (one event class) lost
  * their request_queue argument in 5.11 (commit a54895fa057c "block: remove
@@ -53,9 +53,11 @@ __u64 stats_lost = 0;
 /* entries left by a request freed without completing whose merge we did
  * not see, met again when a new request took its address: not credited */
 __u64 stale = 0;
+/* requests of the target the full blk_inflight had no room for */
+__u64 follow_lost = 0;
 
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, LAT_BLK_MAX_INFLIGHT);
 	__type(key, __u64);
 	__type(value, struct inflight);
@@ -109,8 +111,8 @@ static __always_inline void follow(struct request *rq, struct inflight *f,
 		n.bytes = rq->__data_len;
 	if (f)
 		*f = n;
-	else
-		bpf_map_update_elem(&blk_inflight, &key, &n, BPF_ANY);
+	else if (bpf_map_update_elem(&blk_inflight, &key, &n, BPF_ANY))
+		__sync_fetch_and_add(&follow_lost, 1);
 }
 
 /* Whether f follows rq and not an earlier request at its address. A later
@@ -186,12 +188,8 @@ int BPF_PROG(block_issue_old, struct request_queue *q, struct request *rq)
 static __always_inline void on_merge(struct request *next)
 {
 	__u64 key = (__u64)next;
-	struct inflight *f = bpf_map_lookup_elem(&blk_inflight, &key);
-
-	if (f && (f->insert_ts | f->issue_ts)) {
-		f->insert_ts = 0;
-		f->issue_ts = 0;
-	}
+	if (bpf_map_lookup_elem(&blk_inflight, &key))
+		bpf_map_delete_elem(&blk_inflight, &key);
 }
 
 SEC("tp_btf/block_rq_merge")
@@ -219,7 +217,7 @@ int BPF_PROG(block_complete, struct request *rq)
 	void *zero;
 
 	f = bpf_map_lookup_elem(&blk_inflight, &key);
-	if (!f || !(f->insert_ts | f->issue_ts))
+	if (!f)
 		return 0;
 	if (!f->issue_ts)	/* completed without an issue we saw */
 		goto out;
@@ -248,7 +246,6 @@ int BPF_PROG(block_complete, struct request *rq)
 		lat_hist_record_shared(&s->queue, f->issue_ts - f->insert_ts);
 	lat_hist_record_shared(&s->size, f->bytes);
 out:
-	f->insert_ts = 0;	/* no longer followed; the entry stays for reuse */
-	f->issue_ts = 0;
+	bpf_map_delete_elem(&blk_inflight, &key);	/* no longer followed */
 	return 0;
 }

@@ -23,6 +23,7 @@ struct block {
 	__u64 missed, missed_before;	/* lat_prog_misses() */
 	__u64 lost, lost_before;	/* stats_lost (.bss): blk_stats full */
 	__u64 stale, stale_before;	/* stale (.bss): merged requests' leftovers */
+	__u64 flost, flost_before;	/* follow_lost (.bss): blk_inflight full */
 };
 
 static const char *const op_name[LAT_BLK_NR_OPS] = { "read", "write", "other" };
@@ -54,6 +55,8 @@ static int block_open(const struct lat_run *run, const void *cfg, void **priv)
 	b->skel->rodata->lat_targ = run->target;
 	bpf_map__set_max_entries(b->skel->maps.blk_stats,
 				 lat_env_entries("LATBPF_BLK_KEYS", LAT_BLK_MAX_KEYS));
+	bpf_map__set_max_entries(b->skel->maps.blk_inflight,
+				 lat_env_entries("LATBPF_BLK_INFLIGHT", LAT_BLK_MAX_INFLIGHT));
 	bpf_program__set_autoload(b->skel->progs.block_insert, !old_insert);
 	bpf_program__set_autoload(b->skel->progs.block_insert_old, old_insert);
 	bpf_program__set_autoload(b->skel->progs.block_issue, !old_issue);
@@ -147,6 +150,8 @@ static int block_poll(void *priv)
 	b->lost = __atomic_load_n(&b->skel->bss->stats_lost, __ATOMIC_RELAXED);
 	b->stale_before = b->stale;
 	b->stale = __atomic_load_n(&b->skel->bss->stale, __ATOMIC_RELAXED);
+	b->flost_before = b->flost;
+	b->flost = __atomic_load_n(&b->skel->bss->follow_lost, __ATOMIC_RELAXED);
 	return lat_map_each(bpf_map__fd(b->skel->maps.blk_stats), sizeof(struct lat_blk_key),
 			    &b->value, merge_dev, b);
 }
@@ -194,6 +199,9 @@ static void block_publish(void *priv, struct lat_snap *s)
 		      LAT_F_NONZERO | LAT_F_DROP);
 	/* completions whose (device, op) had no room in blk_stats */
 	lat_pub_flags(lat_pub_count(s, "stats_lost", b->lost - b->lost_before, b->lost),
+		      LAT_F_NONZERO | LAT_F_DROP);
+	/* requests of the target that blk_inflight had no room to follow */
+	lat_pub_flags(lat_pub_count(s, "requests_lost", b->flost - b->flost_before, b->flost),
 		      LAT_F_NONZERO | LAT_F_DROP);
 	/* a merged request's leftover met by a new one: not credited */
 	lat_pub_flags(lat_pub_count(s, "stale_requests", b->stale - b->stale_before, b->stale),

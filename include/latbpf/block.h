@@ -22,6 +22,7 @@ _Static_assert(sizeof(struct lat_blk_stats) == 3 * sizeof(struct lat_hist),
 	       "lat_blk_stats layout is shared with BPF");
 
 #define LAT_BLK_MAX_KEYS 256
+/* the target's requests in flight at once (entries deleted at completion) */
 #define LAT_BLK_MAX_INFLIGHT 16384
 
 #endif

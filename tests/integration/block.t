@@ -72,6 +72,34 @@ check "... the 50 writes are counted lost ($lost), in the drops object too ($dlo
 grep -q 'stats_lost' "$T/one.out"
 ok $? "... and the summary names the loss"
 
+# Phase 2c: room for one request in flight (LATBPF_BLK_INFLIGHT=1); four
+# targets read at once, so a request often finds another one followed: it
+# is counted lost, never followed in the place of another. Every read is
+# either counted or lost.
+wp=()
+for k in 1 2 3 4; do
+	start_work f$k --linger dio --file "$LOOP" --count 100
+	wp+=("$WORK_PID")
+done
+LATBPF_BLK_INFLIGHT=1 start_latbpf fl --pid "$(IFS=,; echo "${wp[*]}")" --probes block --no-tui \
+	--json "$T/fl.json"
+kill -USR1 "${wp[@]}"
+for k in 1 2 3 4; do wait_for "$T/f$k.work" '^ios=' 60; done
+stop "$LAT_PID"
+kill -TERM "${wp[@]}" 2>/dev/null
+ios=$(cat "$T"/f[1-4].work | sed -n 's/^ios=//p' | awk '{ s += $1 } END { print s + 0 }')
+fr=$(final "$T/fl.json" "$dev | .read.count // 0")
+fl=$(final "$T/fl.json" '.block.requests_lost // 0')
+dfl=$(final "$T/fl.json" '.drops["block.requests_lost"] // 0')
+fst=$(final "$T/fl.json" '.block.stale_requests // 0')
+diag "one request's room: 4 x 100 reads ($ios) -> $fr followed, $fl lost (drops $dfl), stale $fst"
+check "the four targets made 400 reads ($ios)" test "$ios" = 400
+check "... some found the table full: counted lost ($fl > 0), in the drops object too ($dfl)" \
+	bash -c "[ $fl -gt 0 ] && [ $fl = $dfl ]"
+check "... every read followed or lost: $fr + $fl >= 400, $fr <= 400" \
+	bash -c "[ $((fr + fl)) -ge 400 ] && [ $fr -le 400 ]"
+check "... no request was taken for another ($fst stale)" test "$fst" = 0
+
 # Phase 3: biolatency on the same device at the same time
 command -v biolatency >/dev/null || { ok 1 "biolatency is installed (tools/install-deps.sh): the cross-check needs it"; done_testing; }
 start_work t3 --linger dio --file "$LOOP" --count 1000
