@@ -120,7 +120,9 @@ static void hiccup_configure(struct sched_bpf *skel, void *priv, bool btf)
 	bpf_map__set_max_entries(skel->maps.hc_intruders,
 				 lat_env_entries("LATBPF_HC_INTRUDERS", LAT_HC_MAX_INTRUDERS));
 	bpf_map__set_max_entries(skel->maps.hc_cache, n);
-	bpf_map__set_max_entries(skel->maps.hc_events, 256 * 1024);
+	/* bytes; libbpf rounds it up to a power of two of pages */
+	bpf_map__set_max_entries(skel->maps.hc_events,
+				 lat_env_entries("LATBPF_HC_RING", 256 * 1024));
 	bpf_program__set_autoload(skel->progs.hiccup_irq_entry, true);
 	bpf_program__set_autoload(skel->progs.hiccup_irq_exit, true);
 	bpf_program__set_autoload(skel->progs.hiccup_softirq_entry, true);

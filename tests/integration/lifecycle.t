@@ -45,6 +45,28 @@ check "ring of 5: the final record lists the newest 5" \
 	bash -c "jq -s -e '(map(select(.interval) | .hiccup.events[]) | .[-5:]) == (map(select(.final))[0].hiccup.events)' '$T/he.json' >/dev/null"
 check "ring of 5: an interval's events beyond 5 are counted ($dropped), each interval <= 5 listed" \
 	bash -c "jq -s -e 'map(select(.interval) | .hiccup.events | length) | all(. <= 5)' '$T/he.json' >/dev/null"
+# The kernel's ring of events (LATBPF_HC_RING=4096: a page, 56 events),
+# emptied at each poll, overflows: the events that found it full are
+# counted lost, and with --threshold 1ns every hiccup of the target is an
+# event, so the hiccups counted per CPU are the events read plus those lost
+# (each CPU says its own)
+start_work hr --linger sleep --sleep 1ms --count 1500 --threads 4
+LATBPF_HC_RING=4096 start_latbpf hr --pid "$WORK_PID" --probes hiccup --threshold 1ns -i 200ms \
+	--no-tui --json "$T/hr.json"
+kill -USR1 "$WORK_PID"
+wait_for "$T/hr.work" '^sleeps=' 30
+stop "$LAT_PID"
+ok $? "--probes hiccup, a ring of one page: exit 0"
+kill -TERM "$WORK_PID" 2>/dev/null
+hseen=$(final "$T/hr.json" .hiccup.events_seen)
+hlost=$(final "$T/hr.json" '[.hiccup.cpus[].events_lost // 0] | add')
+dhlost=$(final "$T/hr.json" '.drops["hiccup.events_lost"] // 0')
+hcount=$(final "$T/hr.json" '[.hiccup.cpus[].count] | add')
+diag "ring of a page: $hcount hiccups, $hseen events read, $hlost lost (drops $dhlost)"
+check "ring of a page: events lost ($hlost > 0), in the drops object too ($dhlost)" \
+	bash -c "[ $hlost -gt 0 ] && [ $hlost = $dhlost ]"
+check "... every hiccup is an event read or lost ($hseen + $hlost = $hcount)" \
+	test "$((hseen + hlost))" = "$hcount"
 # The intruder reads never consistent (LATBPF_HC_STALE): every poll is
 # counted and keeps the last consistent list (here: none), never a torn one;
 # the table loss of the shared object is hiccup's to say without sched
