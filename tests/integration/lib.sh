@@ -93,7 +93,7 @@ wait_for() {
 # Sets LAT_PID.
 start_latbpf() {
 	local name=$1; shift
-	timeout -s INT 120 "$LATBPF" "$@" >"$T/$name.out" 2>"$T/$name.err" &
+	timeout -s INT "${LAT_TMO:-120}" "$LATBPF" "$@" >"$T/$name.out" 2>"$T/$name.err" &
 	LAT_PID=$!
 	_pids+=("$LAT_PID")
 	wait_for "$T/$name.err" '^latbpf: attached' 15
@@ -160,12 +160,14 @@ held_ids() {
 	done | sort -un
 }
 # held_map PID NAME: the id of the map called NAME that process PID holds
+# (one bpftool call: in a qemu guest each takes seconds)
 held_map() {
-	local id
-	for id in $(held_ids "$1" map); do
-		[ "$(bpftool map show id "$id" -j | jq -r .name)" = "$2" ] && { echo "$id"; return 0; }
-	done
-	return 1
+	local ids
+	ids=$(held_ids "$1" map | paste -sd, -)
+	[ -n "$ids" ] || return 1
+	bpftool map show -j | jq -e -r --arg n "$2" --arg ids "$ids" \
+		'($ids | split(",") | map(tonumber)) as $i |
+		 [.[] | select(.name == $n and (.id as $x | $i | index($x) != null)) | .id] | first // empty'
 }
 
 # runqlat's log2 histogram: prints "count p50_low p50_high" in ns

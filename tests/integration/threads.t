@@ -19,15 +19,17 @@ WP=$(pgrep -P $! -x latwork)
 _pids+=("$WP")
 started=$(sed -n 's/^started=//p' "$T/w.work")
 check "the workload runs $N threads ($started)" test "$started" = $N
-start_latbpf t --pid "$WP" --per-thread --per-cpu --interval 1s --no-tui --json "$T/t.json"
+# its bound: a qemu guest takes minutes for the attach and the bpftool reads
+LAT_TMO=400 start_latbpf t --pid "$WP" --per-thread --per-cpu --interval 1s --no-tui --json "$T/t.json"
 LP=$(pgrep -P "$LAT_PID" -x latbpf || echo "$LAT_PID")
 sleep 6
-# the kernel's per-thread table and the loader's memory, from outside
+# the loader's memory and the kernel's per-thread table, from outside:
+# /proc first, bpftool after (in a qemu guest it takes seconds a call)
+rss=$(awk '/^VmRSS:/ { print $2 }' /proc/"$LP"/status)
+hwm=$(awk '/^VmHWM:/ { print $2 }' /proc/"$LP"/status)
 mid=$(held_map "$LP" sched_threads)
 # one "key" per entry in bpftool's dump
 entries=$(bpftool map dump id "${mid:-0}" 2>/dev/null | grep -c '"key":')
-rss=$(awk '/^VmRSS:/ { print $2 }' /proc/"$LP"/status)
-hwm=$(awk '/^VmHWM:/ { print $2 }' /proc/"$LP"/status)
 alive=$(kill -0 "$WP" 2>/dev/null && echo yes)
 stop "$LAT_PID"
 rc=$?
