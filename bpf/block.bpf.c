@@ -126,11 +126,11 @@ static __always_inline bool same_request(struct request *rq, struct inflight *f)
 
 static __always_inline void on_insert(struct request *rq)
 {
-	__u64 key = (__u64)rq;
-
 	if (!lat_current_is_target())
 		return;
-	follow(rq, bpf_map_lookup_elem(&blk_inflight, &key), bpf_ktime_get_ns(), 0);
+	/* one update, no lookup: an entry there is a leftover (deleted at
+	 * completion and merge), and the update replaces it */
+	follow(rq, NULL, bpf_ktime_get_ns(), 0);
 }
 
 static __always_inline void on_issue(struct request *rq)
