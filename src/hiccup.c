@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -620,11 +621,23 @@ long lat_hc_irq_thread(const char *comm, const char **name)
 	return irq;
 }
 
+/* whether tid is one of latbpf's own threads */
+static bool is_self(__u32 tid)
+{
+	char path[48];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%u", tid);
+	return !access(path, F_OK);
+}
+
 static void intruder_name(const struct lat_hc_intruder_entry *in, char *buf, size_t len)
 {
 	const char *irq_name;
 
-	if (in->k.who == LAT_HC_IRQ_THREAD && lat_hc_irq_thread(in->v.name, &irq_name) >= 0)
+	/* the tracer itself, where it could not keep off a target's CPU */
+	if (in->k.who == LAT_HC_TASK && in->k.id && is_self(in->k.id))
+		snprintf(buf, len, "latbpf (self)");
+	else if (in->k.who == LAT_HC_IRQ_THREAD && lat_hc_irq_thread(in->v.name, &irq_name) >= 0)
 		snprintf(buf, len, "%.*s", (int)strnlen(irq_name, sizeof(in->v.name) -
 				(irq_name - in->v.name)), irq_name);
 	else if (in->k.who == LAT_HC_WHO_SOFTIRQ && in->k.id < 10)

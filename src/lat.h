@@ -121,6 +121,8 @@ const char *lat_family_list(void);
 int lat_opts_parse(int argc, char **argv, struct lat_opts *o);
 int lat_parse_duration(const char *s, __u64 *ns);
 int lat_parse_id_list(const char *s, __u32 *ids, __u32 *n, const char *what);
+int lat_parse_cpulist(const char *s, cpu_set_t *set);
+char *lat_fmt_cpulist(char *buf, size_t len, const cpu_set_t *set);
 int lat_parse_probes(const char *s, unsigned *mask);
 void lat_usage(FILE *f);
 struct option;
@@ -246,7 +248,7 @@ void lat_text_frame(FILE *f, const struct lat_snap *s, const struct lat_provenan
 /* report_hlog.c: --hlog FILE */
 struct lat_sink *lat_hlog_sink_new(const char *path, double start_epoch_s);
 /* report_prom.c: --prometheus [HOST:]PORT; its thread runs off `avoid` */
-struct lat_sink *lat_prom_sink_new(const char *addr, const cpu_set_t *avoid);
+struct lat_sink *lat_prom_sink_new(const char *addr);
 /* the exposition of a snapshot (exposed for the unit test) */
 char *lat_prom_render(const struct lat_snap *s, size_t *len);
 /* bench/run.c: the clock and the table of an object holding "tsc" and
@@ -258,6 +260,9 @@ struct lat_provenance *lat_provenance_new(int argc, char **argv,
 					  const struct lat_opts *o);
 void lat_provenance_set_target(struct lat_provenance *p,
 			       const struct lat_target *t, const char *comm);
+struct lat_away;
+/* where latbpf's threads run (target.h), published with the run */
+void lat_provenance_set_away(struct lat_provenance *p, const struct lat_away *a);
 void lat_provenance_set_probe(struct lat_provenance *p, const char *name,
 			      const char *status);
 /* into the snapshot: "latbpf", "host", "run" and "probes"; elapsed in ns */

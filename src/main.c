@@ -37,6 +37,7 @@ struct app {
 	struct lat_run run;
 	struct lat_schedcore schedcore;
 	struct lat_tgt tgt;
+	struct lat_away away;	/* latbpf's threads off the target's CPUs */
 	struct lat_provenance *prov;
 	struct mod mods[LAT_MAX_FAMILIES];
 	int nmods;
@@ -201,6 +202,7 @@ static int poll_all(struct app *a)
 	int err;
 
 	lat_self_poll(&a->self);
+	lat_away_update(&a->away, &a->tgt);
 	for (int i = 0; i < a->nmods; i++) {
 		err = a->mods[i].ops->poll(a->mods[i].priv);
 		if (err) {
@@ -393,13 +395,16 @@ static int trace_main(int argc, char **argv, int sub)
 		goto out;
 	}
 	lat_provenance_set_target(a.prov, &a.tgt.t, a.tgt.comm);
+	/* before anything else runs: off the target's CPUs (the COMMAND,
+	 * forked already, keeps the CPUs latbpf was given) */
+	lat_away_init(&a.away);
+	lat_away_update(&a.away, &a.tgt);
+	lat_provenance_set_away(a.prov, &a.away);
 	if (a.o.prom_addr) {
-		/* its thread stays off the cores the target is pinned to */
-		cpu_set_t pinned;
+		/* its thread inherits the main thread's CPUs */
 		struct lat_sink *k;
 
-		lat_tgt_pinned_cpus(&a.tgt, &pinned);
-		k = lat_prom_sink_new(a.o.prom_addr, &pinned);
+		k = lat_prom_sink_new(a.o.prom_addr);
 		if (!k) {
 			code = errno == EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
 			goto out;

@@ -7,11 +7,14 @@
 #include <time.h>
 #include <unistd.h>
 #include "lat.h"
+#include "target.h"
 
 #define MAX_PROBES 8
 
 struct lat_provenance {
 	char kernel[128], cpu_model[128], clocksource[64], start[40];
+	char isolated[256], nohz_full[256];	/* CPU lists, "" for none */
+	const struct lat_away *away;	/* where latbpf runs, when tracing */
 	char tsc_flags[256];	/* space-separated cpuinfo flags */
 	int cpus;
 	int argc;
@@ -95,6 +98,11 @@ struct lat_provenance *lat_provenance_new(int argc, char **argv,
 	read_cpuinfo(p);
 	read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource",
 		  p->clocksource, sizeof(p->clocksource));
+	read_line("/sys/devices/system/cpu/isolated", p->isolated, sizeof(p->isolated));
+	read_line("/sys/devices/system/cpu/nohz_full", p->nohz_full, sizeof(p->nohz_full));
+	/* "(null)" on a kernel without nohz_full */
+	if (p->nohz_full[0] < '0' || p->nohz_full[0] > '9')
+		p->nohz_full[0] = '\0';
 	p->cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
@@ -110,6 +118,11 @@ void lat_provenance_set_target(struct lat_provenance *p,
 	p->target = *t;
 	free(p->comm);
 	p->comm = comm ? strdup(comm) : NULL;
+}
+
+void lat_provenance_set_away(struct lat_provenance *p, const struct lat_away *a)
+{
+	p->away = a;
 }
 
 void lat_provenance_set_probe(struct lat_provenance *p, const char *name,
@@ -162,6 +175,8 @@ void lat_provenance_publish_host(const struct lat_provenance *p, struct lat_snap
 	lat_pub_str(s, "cpu_model", p->cpu_model);
 	lat_pub_num(s, "cpus", p->cpus);
 	lat_pub_str(s, "clocksource", p->clocksource);
+	lat_pub_str(s, "isolated_cpus", p->isolated);
+	lat_pub_str(s, "nohz_full_cpus", p->nohz_full);
 	lat_pub_obj(s, "tsc", NULL);
 	lat_pub_bool(s, "invariant", has_flag(p, "constant_tsc") && has_flag(p, "nonstop_tsc"));
 	lat_pub_list(s, "flags", NULL);
@@ -192,6 +207,16 @@ void lat_provenance_publish(const struct lat_provenance *p, struct lat_snap *s,
 	lat_pub_ids(s, "tids", p->target.tids, (int)p->target.n_tids);
 	lat_pub_str(s, "comm", p->comm);
 	lat_pub_end(s);
+	if (p->away) {
+		char l[256];
+
+		/* latbpf's own threads: where they run, what they keep off */
+		lat_pub_obj(s, "latbpf_cpus", NULL);
+		lat_pub_str(s, "runs_on", lat_fmt_cpulist(l, sizeof(l), &p->away->runs_on));
+		lat_pub_str(s, "target_pinned", lat_fmt_cpulist(l, sizeof(l), &p->away->avoid));
+		lat_pub_bool(s, "shares_target_cpu", p->away->stuck);
+		lat_pub_end(s);
+	}
 	lat_pub_end(s);
 	lat_pub_flags(lat_pub_obj(s, "probes", NULL), LAT_F_PROV);
 	for (i = 0; i < p->nprobes; i++)
@@ -225,6 +250,16 @@ void lat_provenance_text(const struct lat_provenance *p, FILE *f, __u64 elapsed_
 		fprintf(f, "%stid %u", k || p->target.n_tgids ? ", " : "", p->target.tids[k]);
 	if (comm[0])
 		fprintf(f, " (%s)", comm);
+	if (p->away && CPU_COUNT(&p->away->avoid)) {
+		char pin[128], on[128];
+
+		lat_fmt_cpulist(pin, sizeof(pin), &p->away->avoid);
+		lat_fmt_cpulist(on, sizeof(on), &p->away->runs_on);
+		if (p->away->stuck)
+			fprintf(f, "  pinned to CPU %s, latbpf too (no other CPU)", pin);
+		else
+			fprintf(f, "  pinned to CPU %s, latbpf on %s", pin, on);
+	}
 	lat_fmt_ns(s, sizeof(s), elapsed_ns);
 	fprintf(f, "  started %s  elapsed %s\nprobes:", p->start, s);
 	for (i = 0; i < p->nprobes; i++) {

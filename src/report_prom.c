@@ -404,11 +404,9 @@ static const struct lat_sink_ops prom_ops = {
 
 /* NULL with errno EINVAL for a bad address (a usage error), another errno
  * when it cannot serve there; the message is said */
-struct lat_sink *lat_prom_sink_new(const char *addr, const cpu_set_t *avoid)
+struct lat_sink *lat_prom_sink_new(const char *addr)
 {
 	struct prom_sink *p = calloc(1, sizeof(*p));
-	cpu_set_t mine, away;
-	bool moved = false;
 	char q[LAT_ARG_MAX];
 	unsigned port;
 	int err;
@@ -418,16 +416,7 @@ struct lat_sink *lat_prom_sink_new(const char *addr, const cpu_set_t *avoid)
 		return NULL;
 	}
 	p->k.ops = &prom_ops;
-	/* the server's thread inherits the affinity of the thread creating it */
-	if (!sched_getaffinity(0, sizeof(mine), &mine)) {
-		CPU_XOR(&away, &mine, avoid);
-		CPU_AND(&away, &away, &mine);
-		moved = CPU_COUNT(&away) > 0 && CPU_COUNT(&away) < CPU_COUNT(&mine) &&
-			!sched_setaffinity(0, sizeof(away), &away);
-	}
 	err = lat_http_start(addr, &p->http, &port);
-	if (moved)
-		sched_setaffinity(0, sizeof(mine), &mine);
 	if (err) {
 		free(p);
 		errno = -err;

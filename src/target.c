@@ -290,3 +290,69 @@ void lat_tgt_pinned_cpus(const struct lat_tgt *g, cpu_set_t *pinned)
 	for (__u32 i = 0; i < g->t.n_tids; i++)
 		add_if_pinned(g->t.tids[i], pinned);
 }
+
+static void read_cpulist(const char *path, cpu_set_t *set)
+{
+	char buf[4096] = "";
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	if (lat_parse_cpulist(buf, set))
+		CPU_ZERO(set);
+}
+
+void lat_away_init(struct lat_away *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (sched_getaffinity(0, sizeof(a->given), &a->given))
+		CPU_ZERO(&a->given);
+	a->runs_on = a->given;
+	read_cpulist("/sys/devices/system/cpu/isolated", &a->isolated);
+	read_cpulist("/sys/devices/system/cpu/nohz_full", &a->nohz_full);
+}
+
+/* every thread of this process to set */
+static void move_threads(const cpu_set_t *set)
+{
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/task");
+
+	sched_setaffinity(0, sizeof(*set), set);
+	if (!dir)
+		return;
+	while ((d = readdir(dir)))
+		if (d->d_name[0] != '.')
+			sched_setaffinity((pid_t)atoi(d->d_name), sizeof(*set), set);
+	closedir(dir);
+}
+
+bool lat_away_update(struct lat_away *a, const struct lat_tgt *g)
+{
+	cpu_set_t want, quiet;
+
+	if (!CPU_COUNT(&a->given))
+		return false;
+	lat_tgt_pinned_cpus(g, &a->avoid);
+	/* off the target's CPUs: where none is left, latbpf stays where it
+	 * was started, and its time on the target's CPUs is named as such
+	 * (the hiccup intruder "latbpf (self)") */
+	CPU_XOR(&want, &a->given, &a->avoid);
+	CPU_AND(&want, &want, &a->given);
+	a->stuck = !CPU_COUNT(&want);
+	if (a->stuck)
+		want = a->given;
+	/* and off isolated and nohz_full CPUs while others remain */
+	CPU_OR(&quiet, &a->isolated, &a->nohz_full);
+	CPU_AND(&quiet, &quiet, &want);
+	if (CPU_COUNT(&quiet) && CPU_COUNT(&quiet) < CPU_COUNT(&want))
+		CPU_XOR(&want, &want, &quiet);
+	if (CPU_EQUAL(&want, &a->runs_on))
+		return false;
+	move_threads(&want);
+	a->runs_on = want;
+	return true;
+}

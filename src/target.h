@@ -25,4 +25,23 @@ bool lat_tgt_gone(struct lat_tgt *g);
 void lat_tgt_cleanup(struct lat_tgt *g);
 void lat_tgt_pinned_cpus(const struct lat_tgt *g, cpu_set_t *pinned);
 
+/*
+ * latbpf's own threads, kept off the target: off every CPU a target thread
+ * is pinned to (an affinity of one CPU), and off isolated and nohz_full
+ * CPUs, while other CPUs remain of those latbpf was started on. Applied to
+ * every thread of latbpf (new ones inherit it) and checked again at every
+ * poll, as the target may change its affinity.
+ */
+struct lat_away {
+	cpu_set_t given;	/* what latbpf was started with */
+	cpu_set_t isolated, nohz_full;	/* from sysfs */
+	cpu_set_t avoid;	/* the target's pinned CPUs, last seen */
+	cpu_set_t runs_on;	/* latbpf's threads' affinity now */
+	bool stuck;		/* nowhere to go: latbpf shares a target's CPU */
+};
+void lat_away_init(struct lat_away *a);
+/* re-reads the target's pinned CPUs and moves latbpf's threads when they
+ * changed; true when it moved them */
+bool lat_away_update(struct lat_away *a, const struct lat_tgt *g);
+
 #endif

@@ -99,5 +99,29 @@ int main(void)
 	ok(parse("--pid", &o) == -EINVAL, "missing value rejected");
 	ok(parse("sleep 1", &o) == -EINVAL, "command without -- rejected");
 	ok(parse("bench ctxsw", &o) == -EINVAL, "bench is main.c's subcommand, not an argument");
+	/* CPU lists as the kernel writes them (sysfs isolated, nohz_full) */
+	{
+		static const char *const good[] = { "", "\n", "0", "1\n", "0-3,8", "2-7,9-10,12" };
+		static const char *const bad[] = { "x", "1-", "-1", "3-1", "1,,2", "99999", "1 2" };
+		cpu_set_t set;
+		char buf[64];
+		size_t i;
+
+		for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+			char want[32];
+
+			snprintf(want, sizeof(want), "%.*s", (int)strcspn(good[i], "\n"), good[i]);
+			ok(!lat_parse_cpulist(good[i], &set) &&
+			   !strcmp(lat_fmt_cpulist(buf, sizeof(buf), &set), want),
+			   "cpu list '%s' parses and prints back", want);
+		}
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+			ok(lat_parse_cpulist(bad[i], &set) == -EINVAL, "cpu list '%s' refused", bad[i]);
+		lat_parse_cpulist("0-3,8", &set);
+		ok(CPU_COUNT(&set) == 5 && CPU_ISSET(8, &set) && !CPU_ISSET(4, &set),
+		   "0-3,8 is CPUs 0, 1, 2, 3 and 8");
+		lat_parse_cpulist("0-200", &set);
+		ok(!strcmp(lat_fmt_cpulist(buf, 4, &set), "0-2"), "a list cut to its buffer ends there");
+	}
 	return done_testing();
 }

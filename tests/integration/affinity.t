@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# latbpf keeps its own threads off the target's CPUs. A target spins pinned
+# to CPU 1 (of 2); latbpf, every family at a 100 ms interval and a
+# Prometheus endpoint (a second thread), must never run on CPU 1 once
+# attached: bpftrace counts latbpf's context switches per CPU (outside
+# latbpf), /proc gives every latbpf thread's allowed CPUs, and CPU 1's
+# intruder list has no latbpf. When the target moves to CPU 0, latbpf moves
+# to CPU 1. Where latbpf has no other CPU (started with taskset on the
+# target's), it says so and its time on that CPU is the intruder
+# "latbpf (self)".
+. "$(dirname "$0")/lib.sh"
+need_root
+for c in bpftrace taskset jq; do
+	command -v $c >/dev/null || cannot_run "$c missing (tools/install-deps.sh)"
+done
+[ "$(nproc)" -ge 2 ] || cannot_run "needs 2 CPUs"
+
+# allowed CPUs of every thread of PID, one line each
+allowed() { cat /proc/"$1"/task/*/status 2>/dev/null | sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' | sort -u | paste -sd' ' -; }
+# latbpf's context switches per CPU for DUR seconds, "cpu count" lines
+switches_by_cpu() {
+	timeout -s INT "$(($1 + 20))" bpftrace -q -e "
+		tracepoint:sched:sched_switch /args->prev_pid != 0 && args->prev_comm == \"latbpf\"/ { @s[cpu] = count(); }
+		interval:s:$1 { exit(); }" 2>/dev/null | sed -n 's/^@s\[\([0-9]*\)\]: \([0-9]*\)$/\1 \2/p'
+}
+
+start_work hog --cpu 1 hog --for 60s
+HOG=$WORK_PID
+kill -USR1 "$HOG"
+start_latbpf a --pid "$HOG" --interval 100ms --prometheus 127.0.0.1:0 --no-tui --json "$T/a.json"
+LP=$(pgrep -P "$LAT_PID" -x latbpf || echo "$LAT_PID")
+sleep 0.5
+nthreads=$(ls /proc/"$LP"/task | wc -l)
+al=$(allowed "$LP")
+switches_by_cpu 3 >"$T/sw"
+diag "latbpf ($nthreads threads) allowed on: $al; its switches by CPU: $(tr '\n' ' ' <"$T/sw")"
+check "latbpf runs 2 threads or more (the Prometheus endpoint's: $nthreads)" num_le 2 "$nthreads"
+check "every latbpf thread is allowed CPU 0 only ($al)" test "$al" = 0
+on0=$(awk '$1 == 0 { print $2 }' "$T/sw")
+on1=$(awk '$1 == 1 { print $2 }' "$T/sw")
+check "bpftrace saw latbpf run on CPU 0 (${on0:-0} switches in 3 s)" num_le 10 "${on0:-0}"
+check "... and never on the target's CPU 1 (${on1:-0})" test "${on1:-0}" = 0
+
+stop "$LAT_PID"
+ok $? "latbpf exits 0"
+J=$T/a.json
+check "the record says where latbpf ran and what it kept off" \
+	bash -c "jq -e 'select(.final) | .run.latbpf_cpus == {\"runs_on\": \"0\", \"target_pinned\": \"1\", \"shares_target_cpu\": false}' '$J' >/dev/null"
+self1=$(final "$J" '[.hiccup.cpus[] | select(.cpu == 1) | .top[]? | select(.name == "latbpf (self)")] | length')
+check "CPU 1's intruders have no latbpf ($self1)" test "$self1" = 0
+grep -q "pinned to CPU 1, latbpf on 0" "$T/a.out"
+ok $? "the summary's target line says it"
+
+# the target moves: latbpf follows at its next poll
+start_latbpf m --pid "$HOG" --probes sched --interval 100ms --no-tui --json "$T/m.json"
+LP=$(pgrep -P "$LAT_PID" -x latbpf || echo "$LAT_PID")
+taskset -p -c 0 "$HOG" >/dev/null
+sleep 0.5
+al2=$(allowed "$LP")
+check "the target re-pinned to CPU 0: latbpf moves to CPU 1 ($al2)" test "$al2" = 1
+taskset -p -c 1 "$HOG" >/dev/null
+sleep 0.5
+check "... and back ($(allowed "$LP"))" test "$(allowed "$LP")" = 0
+stop "$LAT_PID"
+ok $? "latbpf exits 0"
+
+# no other CPU: latbpf started on CPU 1 only, with the target there
+taskset -c 1 "$LATBPF" --pid "$HOG" --probes sched,hiccup --interval 100ms --duration 3s --no-tui \
+	--json "$T/s.json" >"$T/s.out" 2>"$T/s.err" &
+SP=$!
+_pids+=($SP)
+wait "$SP"
+ok $? "latbpf on the target's one CPU: exits 0"
+kill "$HOG" 2>/dev/null
+shares=$(final "$T/s.json" '.run.latbpf_cpus.shares_target_cpu')
+st=$(final "$T/s.json" '[.hiccup.cpus[] | select(.cpu == 1) | .top[]? | select(.name == "latbpf (self)") | .total_ns] | add // 0')
+cpu_ns=$(final "$T/s.json" '.self.cpu_ns')
+diag "sharing CPU 1: shares_target_cpu $shares, intruder latbpf (self) $st ns of latbpf's $cpu_ns ns of CPU"
+check "it says it shares the target's CPU ($shares)" test "$shares" = true
+check "its time there is the intruder 'latbpf (self)' (0 < $st <= its CPU time $cpu_ns)" \
+	bash -c "[ $st -gt 0 ] && [ $st -le $cpu_ns ]"
+grep -q "pinned to CPU 1, latbpf too (no other CPU)" "$T/s.out"
+ok $? "the summary's target line says it"
+done_testing
