@@ -188,8 +188,8 @@ int BPF_PROG(block_issue_old, struct request_queue *q, struct request *rq)
 static __always_inline void on_merge(struct request *next)
 {
 	__u64 key = (__u64)next;
-	if (bpf_map_lookup_elem(&blk_inflight, &key))
-		bpf_map_delete_elem(&blk_inflight, &key);
+
+	bpf_map_delete_elem(&blk_inflight, &key);	/* -ENOENT: not followed */
 }
 
 SEC("tp_btf/block_rq_merge")

@@ -450,7 +450,6 @@ static int drain(struct hiccup *h, struct lat_hc_intruder_list *l)
 	struct lat_hc_intruder_list old = { 0 };
 	struct lat_hc_intruder_key *gone = malloc((l->n + 1) * sizeof(*gone));
 	size_t i, k, ngone = 0;
-	__u32 cnt;
 
 	if (!gone)
 		return -ENOMEM;
@@ -472,11 +471,7 @@ static int drain(struct hiccup *h, struct lat_hc_intruder_list *l)
 		}
 	}
 	l->n = k;
-	/* one syscall for them all where the kernel can (5.6) */
-	cnt = (__u32)ngone;
-	if (ngone && bpf_map_delete_batch(fd, gone, &cnt, NULL))
-		for (i = 0; i < ngone; i++)
-			bpf_map_delete_elem(fd, &gone[i]);
+	lat_map_delete_keys(fd, gone, ngone, sizeof(*gone));
 	free(gone);
 	qsort(old.a, old.n, sizeof(*old.a), cmp_key);
 	err = list_merge(&h->acc, &old);

@@ -156,6 +156,7 @@ int lat_hc_merge_caches(struct lat_hc_intruder_list *l, const struct lat_hc_cach
 /* maps.c */
 int lat_map_each(int fd, size_t key_size, void *buf,
 		 int (*fn)(const void *key, void *value, void *ctx), void *ctx);
+void lat_map_delete_keys(int fd, const void *keys, size_t n, size_t key_size);
 struct bpf_object;
 __u64 lat_prog_misses(const struct bpf_object *obj);
 /* a map's entries: dflt, or fewer from the environment variable var, a
@@ -247,7 +248,7 @@ void lat_text_frame(FILE *f, const struct lat_snap *s, const struct lat_provenan
 		    int cols);
 /* report_hlog.c: --hlog FILE */
 struct lat_sink *lat_hlog_sink_new(const char *path, double start_epoch_s);
-/* report_prom.c: --prometheus [HOST:]PORT; its thread runs off `avoid` */
+/* report_prom.c: --prometheus [HOST:]PORT; its thread inherits the caller's CPUs */
 struct lat_sink *lat_prom_sink_new(const char *addr);
 /* the exposition of a snapshot (exposed for the unit test) */
 char *lat_prom_render(const struct lat_snap *s, size_t *len);

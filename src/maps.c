@@ -120,6 +120,18 @@ out:
 	return err;
 }
 
+/* n keys (key_size bytes each) out of the hash fd: one syscall for them all
+ * where the kernel can (5.6), one each where it cannot */
+void lat_map_delete_keys(int fd, const void *keys, size_t n, size_t key_size)
+{
+	__u32 cnt = (__u32)n;
+	size_t i;
+
+	if (n && bpf_map_delete_batch(fd, keys, &cnt, NULL))
+		for (i = 0; i < n; i++)
+			bpf_map_delete_elem(fd, (const char *)keys + i * key_size);
+}
+
 __u32 lat_env_entries(const char *var, __u32 dflt)
 {
 	const char *env = getenv(var);

@@ -358,18 +358,13 @@ static int fold(struct tcp *t)
 static int poll_remotes(struct tcp *t)
 {
 	int fd = bpf_map__fd(t->skel->maps.tcp_remotes), err;
-	__u32 cnt;
 	size_t i;
 
 	for (i = 0; i < t->remotes.n; i++)
 		((struct remote *)lat_table_at(&t->remotes, i))->has_live = false;
 	t->ngone = 0;
 	err = lat_map_each(fd, sizeof(struct lat_tcp_remote_key), &t->rvalue, take_remote, t);
-	/* one syscall for them all where the kernel can (5.6) */
-	cnt = (__u32)t->ngone;
-	if (t->ngone && bpf_map_delete_batch(fd, t->gone, &cnt, NULL))
-		for (i = 0; i < t->ngone; i++)
-			bpf_map_delete_elem(fd, &t->gone[i]);
+	lat_map_delete_keys(fd, t->gone, t->ngone, sizeof(*t->gone));
 	t->gen ^= 1;
 	t->skel->bss->tcp_gen = t->gen;
 	for (i = 0; !err && i < t->remotes.n; i++)
