@@ -39,10 +39,15 @@ check "the workload was still running when measured" test "$alive" = yes
 kill "$WP" 2>/dev/null
 J=$T/t.json
 diag "sched_threads: ${entries:-?} entries; loader VmRSS $rss KiB, VmHWM $hwm KiB, CPU $(final "$J" .self.cpu_pct) %"
-check "the kernel's table is full at 1024 threads (${entries:-?})" test "${entries:-x}" = 1024
+# A hash without preallocation checks "full" and then counts the new
+# entry, so inserters racing on other CPUs (or, on PREEMPT_RT, preempted
+# between the two) can each add one past max_entries: the 6.1-rt guest
+# held 1025.
+check "the kernel's table is full at 1024 threads (${entries:-?}, +16 for racing inserts)" \
+	between "${entries:-0}" 1024 1040
 listed=$(final "$J" '.sched.threads | length')
 dropped=$(final "$J" '.sched.threads_dropped // 0')
-check "1024 threads listed by name ($listed)" test "$listed" = 1024
+check "every thread the kernel holds is listed by name ($listed = ${entries:-?})" test "$listed" = "${entries:-x}"
 check "the other threads' events are counted ($dropped > 0, in drops)" \
 	bash -c "[ $dropped -gt 0 ] && [ \"\$(jq -r 'select(.final) | .drops[\"sched.threads_dropped\"]' '$J')\" = $dropped ]"
 total=$(final "$J" .sched.offcpu_sleep.count)
