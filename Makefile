@@ -9,8 +9,9 @@ COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 # A new probe family is one bpf/X.bpf.c, one src/X.c and one word in both
 # lists; a family riding on the scheduler tracepoints (hiccup) is a
 # bpf/X.bpf.h that bpf/sched.bpf.c includes, and a word in FAMILIES only.
+# target is no family: it follows the processes a target starts.
 FAMILIES := sched hiccup fault block tcp
-BPF_OBJS := sched block tcp
+BPF_OBJS := sched block tcp target
 
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
 	-e 's/ppc64le/powerpc/' -e 's/riscv64/riscv/' -e 's/s390x/s390/')
@@ -46,7 +47,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(O)/tests/%.t,$(wildcard tests/unit/*.c
 TOOLS := $(patsubst tools/%.c,$(O)/tools/%,$(wildcard tools/*.c))
 
 .DELETE_ON_ERROR:
-.SECONDARY: $(patsubst %,$(O)/bpf/%.bpf.o,$(BPF_OBJS) $(TOOL_SKELS)) \
+.SECONDARY: $(SKELS) $(patsubst %,$(O)/bpf/%.bpf.o,$(BPF_OBJS) $(TOOL_SKELS)) \
 	$(patsubst %,$(O)/bpf/%.tmp.bpf.o,$(BPF_OBJS) $(TOOL_SKELS))
 .PHONY: all run test unit install vmlinux overhead soak clean deps bpf-cflags test-kernels
 

@@ -53,6 +53,8 @@ static int block_open(const struct lat_run *run, const void *cfg, void **priv)
 		goto fail;
 	}
 	b->skel->rodata->lat_targ = run->target;
+	if ((err = lat_target_share(run, b->skel->obj)))
+		goto fail;
 	bpf_map__set_max_entries(b->skel->maps.blk_stats,
 				 lat_env_entries("LATBPF_BLK_KEYS", LAT_BLK_MAX_KEYS));
 	bpf_map__set_max_entries(b->skel->maps.blk_inflight,

@@ -33,6 +33,9 @@ static inline __u64 lat_now_ns(void)
 struct lat_opts {
 	__u32 pids[LAT_MAX_TARGETS], n_pids;
 	__u32 tids[LAT_MAX_TARGETS], n_tids;
+	const char *cgroups[LAT_MAX_TARGETS];	/* --cgroup arguments, unsplit */
+	__u32 n_cgroup_args;
+	bool children;			/* --children */
 	unsigned probes;		/* bit i: lat_modules[i] */
 	__u64 interval_ns, duration_ns;
 	bool no_tui, verbose, baseline, bpf_stats;
@@ -52,7 +55,13 @@ struct lat_run {
 	struct lat_target target;	/* resolved tgids/tids, BPF layout */
 	int ncpus;			/* possible CPUs: per-CPU map value count */
 	const struct btf *btf;		/* the kernel's, parsed once; for open() only */
+	/* the target maps every object shares (bpf/target.bpf.h), or -1:
+	 * each object keeps its own unused ones */
+	int tbits_fd, cgroups_fd, cgv_fd;
 };
+
+/* Before an object's load: its target maps become the run's. */
+int lat_target_share(const struct lat_run *run, struct bpf_object *obj);
 
 /*
  * A renderer that lat_snap_walk() drives through a snapshot's nodes (the
@@ -263,6 +272,10 @@ void lat_provenance_set_target(struct lat_provenance *p,
 			       const struct lat_target *t, const char *comm);
 struct lat_away;
 /* where latbpf's threads run (target.h), published with the run */
+/* --cgroup's resolved paths (kept, not copied) and whether children are
+ * followed; also looks up the first target pid's cgroup */
+void lat_provenance_set_scope(struct lat_provenance *p, char *const *cgroups,
+			      int ncgroups, bool children);
 void lat_provenance_set_away(struct lat_provenance *p, const struct lat_away *a);
 void lat_provenance_set_probe(struct lat_provenance *p, const char *name,
 			      const char *status);

@@ -301,6 +301,7 @@ static void cleanup(struct app *a)
 		a->mods[i].ops->destroy(a->mods[i].priv);
 	a->nmods = 0;
 	lat_tgt_cleanup(&a->tgt);
+	lat_scope_cleanup(&a->tgt);
 	for (int i = 0; i < a->nsinks; i++)
 		a->sinks[i]->ops->free(a->sinks[i]);
 	a->nsinks = 0;
@@ -386,15 +387,19 @@ static int trace_main(int argc, char **argv, int sub)
 		goto out;
 	}
 	err = lat_tgt_init(&a.tgt, &a.o);
+	if (!err)
+		err = lat_scope_init(&a.tgt, &a.o);
 	if (err) {
-		bool usage = err == -ESRCH || err == -ENOENT;	/* said already */
+		/* said already */
+		bool usage = err == -ESRCH || err == -ENOENT || err == -EMEDIUMTYPE;
 
-		if (!usage)
+		if (!usage && err != -ENODEV)
 			fprintf(stderr, "latbpf: target: %s\n", strerror(-err));
-		code = usage ? EXIT_USAGE : EXIT_RUNTIME;
+		code = usage ? EXIT_USAGE : err == -ENODEV ? EXIT_ENV : EXIT_RUNTIME;
 		goto out;
 	}
 	lat_provenance_set_target(a.prov, &a.tgt.t, a.tgt.comm);
+	lat_provenance_set_scope(a.prov, a.tgt.cg_path, a.tgt.ncg, a.tgt.follow);
 	/* before anything else runs: off the target's CPUs (the COMMAND,
 	 * forked already, keeps the CPUs latbpf was given) */
 	lat_away_init(&a.away);
@@ -426,6 +431,17 @@ static int trace_main(int argc, char **argv, int sub)
 		a.baseline = lat_baseline_run(lat_provenance_tsc_flags(a.prov));
 		if (!a.baseline)
 			fprintf(stderr, "latbpf: --baseline: out of memory; going on without\n");
+	}
+	err = lat_scope_load(&a.tgt, &a.run);
+	if (err) {
+		if (err == -EPERM)
+			fprintf(stderr, "latbpf: not permitted to load BPF: run as root, "
+				"or with CAP_BPF and CAP_PERFMON\n");
+		else
+			fprintf(stderr, "latbpf: the target filter could not be loaded: %s "
+				"(-v shows why)\n", strerror(-err));
+		code = err == -EPERM ? EXIT_ENV : EXIT_RUNTIME;
+		goto out;
 	}
 	err = attach_all(&a);
 	if (a.nmods == 0) {

@@ -22,13 +22,18 @@ void lat_usage(FILE *f)
 "       latbpf --version | --help\n"
 "\n"
 "Traces where a process's latency goes, from outside it, with BPF on\n"
-"tracepoints. With no --pid, --tid or COMMAND: the whole system.\n"
+"tracepoints. With no --pid, --tid, --cgroup or COMMAND: the whole system.\n"
 "\n"
 "Target:\n"
 "  -p, --pid PID[,PID...]    processes (all threads, also ones created later)\n"
 "  -t, --tid TID[,TID...]    single threads\n"
-"  -- COMMAND [ARG...]       start COMMAND after attaching; trace it; end\n"
-"                            when it exits\n"
+"      --children            with --pid: also the processes they start from\n"
+"                            then on, and those already started\n"
+"      --cgroup PATH[,PATH...]  every task in these cgroup v2 subtrees, also\n"
+"                            ones that join later (a systemd service, a\n"
+"                            container); PATH as in /proc/PID/cgroup works\n"
+"  -- COMMAND [ARG...]       start COMMAND after attaching; trace it and\n"
+"                            every process it starts; end when it exits\n"
 "What and how:\n"
 "      --probes LIST         families, comma-separated (default: all):\n", f);
 	fprintf(f, "                            %s\n", lat_family_list());
@@ -222,6 +227,7 @@ void lat_opt_refused(const char *prog, const char *help, int c, char **argv,
 }
 
 enum { OPT_PROBES = 256, OPT_JSON, OPT_HLOG, OPT_PROM, OPT_NO_TUI, OPT_BASELINE, OPT_BPF_STATS,
+       OPT_CGROUP, OPT_CHILDREN,
        OPT_FAMILY = 1024 /* + index into the family options */ };
 
 #define MAX_FAMILY_OPTS 32
@@ -233,6 +239,8 @@ int lat_opts_parse(int argc, char **argv, struct lat_opts *o)
 	static const struct option common[] = {
 		{ "pid", required_argument, 0, 'p' },
 		{ "tid", required_argument, 0, 't' },
+		{ "cgroup", required_argument, 0, OPT_CGROUP },
+		{ "children", no_argument, 0, OPT_CHILDREN },
 		{ "probes", required_argument, 0, OPT_PROBES },
 		{ "interval", required_argument, 0, 'i' },
 		{ "duration", required_argument, 0, 'd' },
@@ -278,6 +286,21 @@ int lat_opts_parse(int argc, char **argv, struct lat_opts *o)
 			break;
 		case 't':
 			err = lat_parse_id_list(optarg, o->tids, &o->n_tids, "tid");
+			break;
+		case OPT_CGROUP:
+			if (o->n_cgroup_args >= LAT_MAX_TARGETS) {
+				fprintf(stderr, "latbpf: --cgroup: at most %d times "
+					"(each takes a comma-separated list)\n", LAT_MAX_TARGETS);
+				err = -EINVAL;
+			} else if (!*optarg) {
+				fprintf(stderr, "latbpf: --cgroup: empty path\n");
+				err = -EINVAL;
+			} else {
+				o->cgroups[o->n_cgroup_args++] = optarg;
+			}
+			break;
+		case OPT_CHILDREN:
+			o->children = true;
 			break;
 		case OPT_PROBES:
 			err = lat_parse_probes(optarg, &o->probes);
@@ -347,6 +370,11 @@ int lat_opts_parse(int argc, char **argv, struct lat_opts *o)
 	}
 	if (o->command && (o->n_pids || o->n_tids)) {
 		fprintf(stderr, "latbpf: a COMMAND and --pid/--tid exclude each other\n");
+		return -EINVAL;
+	}
+	if (o->children && !o->n_pids) {
+		fprintf(stderr, "latbpf: --children follows what --pid's processes start "
+			"(a COMMAND's are followed already); give --pid\n");
 		return -EINVAL;
 	}
 	return 0;

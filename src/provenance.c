@@ -22,6 +22,10 @@ struct lat_provenance {
 	const struct lat_opts *opts;
 	struct lat_target target;
 	char *comm;
+	char *const *cgroups;	/* --cgroup, resolved */
+	int ncgroups;
+	bool children;		/* what the targets start is followed */
+	char pid_cgroup[512];	/* the first pid's cgroup v2 path, raw */
 	const char *probe_name[MAX_PROBES];
 	char *probe_status[MAX_PROBES];
 	int nprobes;
@@ -120,6 +124,32 @@ void lat_provenance_set_target(struct lat_provenance *p,
 	p->comm = comm ? strdup(comm) : NULL;
 }
 
+void lat_provenance_set_scope(struct lat_provenance *p, char *const *cgroups,
+			      int ncgroups, bool children)
+{
+	char path[64], line[600];
+	FILE *f;
+
+	p->cgroups = cgroups;
+	p->ncgroups = ncgroups;
+	p->children = children;
+	p->pid_cgroup[0] = '\0';
+	/* where a (containerised) target lives: its cgroup v2 path */
+	if (!p->target.n_tgids && !p->target.n_tids)
+		return;
+	snprintf(path, sizeof(path), "/proc/%u/cgroup",
+		 p->target.n_tgids ? p->target.tgids[0] : p->target.tids[0]);
+	if (!(f = fopen(path, "r")))
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "0::", 3)) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(p->pid_cgroup, sizeof(p->pid_cgroup), "%.511s", line + 3);
+			break;
+		}
+	fclose(f);
+}
+
 void lat_provenance_set_away(struct lat_provenance *p, const struct lat_away *a)
 {
 	p->away = a;
@@ -205,7 +235,14 @@ void lat_provenance_publish(const struct lat_provenance *p, struct lat_snap *s,
 	lat_pub_obj(s, "target", NULL);
 	lat_pub_ids(s, "pids", p->target.tgids, (int)p->target.n_tgids);
 	lat_pub_ids(s, "tids", p->target.tids, (int)p->target.n_tids);
+	lat_pub_list(s, "cgroups", NULL);
+	for (i = 0; i < p->ncgroups; i++)
+		lat_pub_str(s, NULL, p->cgroups[i]);
+	lat_pub_end(s);
+	lat_pub_bool(s, "children", p->children);
 	lat_pub_str(s, "comm", p->comm);
+	if (p->pid_cgroup[0])
+		lat_pub_str(s, "pid_cgroup", p->pid_cgroup);
 	lat_pub_end(s);
 	if (p->away) {
 		char l[256];
@@ -242,7 +279,7 @@ void lat_provenance_text(const struct lat_provenance *p, FILE *f, __u64 elapsed_
 	lat_term_str(comm, sizeof(comm), p->comm ? p->comm : "");
 	lat_provenance_host_text(p, f);
 	fputs("target: ", f);
-	if (!p->target.n_tgids && !p->target.n_tids)
+	if (!p->target.n_tgids && !p->target.n_tids && !p->ncgroups)
 		fputs("whole system", f);
 	for (k = 0; k < p->target.n_tgids; k++)
 		fprintf(f, "%spid %u", k ? ", " : "", p->target.tgids[k]);
@@ -250,6 +287,15 @@ void lat_provenance_text(const struct lat_provenance *p, FILE *f, __u64 elapsed_
 		fprintf(f, "%stid %u", k || p->target.n_tgids ? ", " : "", p->target.tids[k]);
 	if (comm[0])
 		fprintf(f, " (%s)", comm);
+	if (p->children)
+		fputs(" and the processes it starts", f);
+	for (i = 0; i < p->ncgroups; i++) {
+		char cg[256];
+
+		lat_term_str(cg, sizeof(cg), p->cgroups[i]);
+		fprintf(f, "%scgroup %s", i || p->target.n_tgids || p->target.n_tids ?
+			", " : "", cg);
+	}
 	if (p->away && CPU_COUNT(&p->away->avoid)) {
 		char pin[128], on[128];
 

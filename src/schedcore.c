@@ -52,6 +52,10 @@ static int load(struct lat_schedcore *c, bool btf)
 	if (!skel)
 		return -errno;
 	skel->rodata->lat_targ = c->run->target;
+	if ((err = lat_target_share(c->run, skel->obj))) {
+		sched_bpf__destroy(skel);
+		return err;
+	}
 	bpf_object__for_each_program(p, skel->obj) {
 		const char *sec = bpf_program__section_name(p);
 

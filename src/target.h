@@ -15,6 +15,14 @@ struct lat_tgt {
 	int pidfd[LAT_MAX_TARGETS * 2];
 	int npidfd;
 	int exit_status;	/* of the child */
+	/* beyond the short list (src/scope.c) */
+	bool follow;		/* new processes of the roots are targets too */
+	char *cg_path[LAT_MAX_TARGETS];	/* --cgroup, resolved */
+	__u64 cg_id[LAT_MAX_TARGETS];
+	int ncg;
+	struct target_bpf *skel;	/* the fork follower, its bitmaps mapped */
+	__u64 *bits[3];			/* by tid, by tgid: threads, children */
+	size_t bits_len;
 };
 
 /* 0; -ESRCH (no such pid or tid) or -ENOENT (no such COMMAND), both said
@@ -24,6 +32,13 @@ int lat_tgt_start(struct lat_tgt *g);
 bool lat_tgt_gone(struct lat_tgt *g);
 void lat_tgt_cleanup(struct lat_tgt *g);
 void lat_tgt_pinned_cpus(const struct lat_tgt *g, cpu_set_t *pinned);
+
+/* src/scope.c: --cgroup paths resolved (0, or said on stderr: -ENOENT or
+ * -EMEDIUMTYPE, a usage error; -ENODEV, no cgroup2 on the host), then, before the families load, the shared target maps made
+ * and the followed tasks' bits set (0 or -errno); cleanup frees both */
+int lat_scope_init(struct lat_tgt *g, const struct lat_opts *o);
+int lat_scope_load(struct lat_tgt *g, struct lat_run *run);
+void lat_scope_cleanup(struct lat_tgt *g);
 
 /*
  * latbpf's own threads, kept off the target: off every CPU a target thread

@@ -122,6 +122,8 @@ static int tcp_open(const struct lat_run *run, const void *cfg, void **priv)
 		goto fail;
 	}
 	t->skel->rodata->lat_targ = run->target;
+	if ((err = lat_target_share(run, t->skel->obj)))
+		goto fail;
 	t->skel->rodata->per_remote = t->cfg.per_remote;
 	bpf_map__set_max_entries(t->skel->maps.tcp_remotes,
 				 t->cfg.per_remote ?

@@ -7,15 +7,23 @@
 #include <linux/types.h>
 #endif
 
+/* ids the filter compares inline; more, or followed children, take the
+ * bitmap (LAT_TARG_MAP) */
 #define LAT_MAX_TARGETS 16
 
+/* lat_target.mode */
+#define LAT_TARG_MAP	1	/* tids in the lat_tbits bitmap, kept by bpf/target.bpf.c */
+#define LAT_TARG_CGROUP	2	/* tasks under the cgroups in lat_cgroups */
+
 struct lat_target {
-	__u32 n_tgids;	/* 0 and n_tids 0: the whole system */
+	__u32 n_tgids;	/* 0, n_tids 0 and mode 0: the whole system */
 	__u32 n_tids;
 	__u32 tgids[LAT_MAX_TARGETS];
 	__u32 tids[LAT_MAX_TARGETS];
+	__u32 mode;
+	__u32 _pad;
 };
-_Static_assert(sizeof(struct lat_target) == 8 + 8 * LAT_MAX_TARGETS,
+_Static_assert(sizeof(struct lat_target) == 16 + 8 * LAT_MAX_TARGETS,
 	       "lat_target layout is shared with BPF");
 
 #endif

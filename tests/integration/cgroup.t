@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# --cgroup (#12): a cgroup v2 subtree made here, with a known sleeper in a
+# child cgroup and a neighbour outside. Ground truth from the workloads
+# themselves and from /proc: the sleeper's sleeps are all counted, the
+# neighbour's none; a process moved in mid-run is counted from the move
+# on (its voluntary switches after the move, from /proc); page faults of
+# a process inside (another family, decided in the current task's
+# context) are counted. Then the bad inputs: exit 2 and one line each.
+. "$(dirname "$0")/lib.sh"
+need_root
+command -v bpftool >/dev/null || cannot_run "bpftool missing (tools/install-deps.sh)"
+MNT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+[ -n "$MNT" ] || cannot_run "no cgroup2 file system mounted"
+CG=$MNT/latbpf-test-$$
+V1=$T/v1
+trap 'cleanup_cg' EXIT
+cleanup_cg() {
+	local p
+	for p in "${_pids[@]}"; do pkill -KILL -P "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	for ((p = 0; p < 30; p++)); do
+		rmdir "$CG/sub" "$CG" 2>/dev/null
+		[ -d "$CG" ] || break
+		sleep 0.1
+	done
+	umount "$V1" 2>/dev/null
+	rm -rf "$T"
+}
+mkdir -p "$CG/sub" || cannot_run "cannot make a cgroup under $MNT"
+progs0=$(tracing_progs)
+N=300
+M=400
+
+start_work in --comm insider sleep --sleep 5ms --count $N
+inside=$WORK_PID
+echo "$inside" >"$CG/sub/cgroup.procs"
+start_work out --comm neighbour sleep --sleep 5ms --count $N
+outside=$WORK_PID
+start_work mover --comm mover sleep --sleep 5ms --count $M
+mover=$WORK_PID
+start_work touch --comm toucher --linger touch --count 2000
+toucher=$WORK_PID
+echo "$toucher" >"$CG/cgroup.procs"
+
+# the cgroup as /proc/PID/cgroup shows it: relative to the cgroup2 root
+rel=/${CG#"$MNT"/}
+start_latbpf g --cgroup "$rel" --probes sched,fault --per-thread --no-tui --json "$T/g.json"
+ok $? "latbpf --cgroup $rel attached"
+kill -USR1 "$inside" "$outside" "$mover" "$toucher"
+# the mover joins about 1 s into its 2 s; its thread's voluntary switches
+# at the move are what latbpf must not count
+sleep 1
+mtid=$(ls /proc/"$mover"/task | grep -vx "$mover" | head -1)
+v0=$(awk '/^voluntary_ctxt_switches/ { print $2 }' /proc/"$mover"/task/"$mtid"/status)
+echo "$mover" >"$CG/cgroup.procs"
+v1=$(awk '/^voluntary_ctxt_switches/ { print $2 }' /proc/"$mover"/task/"$mtid"/status)
+wait_for "$T/in.work" '^sleeps=' 30
+wait_for "$T/mover.work" '^sleeps=' 30
+wait_for "$T/touch.work" '^touched=' 30
+wait_for "$T/out.work" '^sleeps=' 30
+stop "$LAT_PID"
+ok $? "latbpf exits 0"
+J=$T/g.json
+vend=$(sed -n 's/.*nvcsw=\([0-9]*\).*/\1/p' "$T/mover.work")
+itid=$(sed -n 's/.*tids=\([0-9,]*\)$/\1/p' "$T/in.work")
+nin=$(final "$J" ".sched.threads[] | select(.tid == $itid) | .offcpu_sleep.count")
+rin=$(final "$J" ".sched.threads[] | select(.tid == $itid) | .runq.count")
+nmv=$(final "$J" ".sched.threads[] | select(.tid == $mtid) | .offcpu_sleep.count")
+pids=$(final "$J" '[.sched.threads[].pid] | unique | join(",")')
+faults=$(final "$J" .fault.count)
+diag "inside $inside (thread $itid): $nin sleeps, $rin runq; mover $mover (thread $mtid): voluntary $v0..$v1 at the move, $vend at the end, $nmv sleeps counted; pids seen $pids; faults $faults"
+check "the sleeper in the child cgroup: its $N sleeps ($nin, +-2 %)" between "$nin" $((N * 98 / 100)) $((N + 1))
+check "... and as many run-queue waits ($rin, +-2 %)" between "$rin" $((N * 98 / 100)) $((N + 2))
+check "the neighbour outside ($outside) is absent" \
+	bash -c "! jq -e 'select(.final) | .sched.threads[] | select(.pid == $outside)' '$J' >/dev/null"
+check "only the cgroup's processes are seen ($pids)" \
+	bash -c "[ -n '$pids' ] && for p in \$(tr , ' ' <<<'$pids'); do case \$p in $inside|$mover|$toucher) ;; *) exit 1;; esac; done"
+# every sleep after the move ends in a voluntary switch; one more at most
+# for the sleep the move happened in
+lo=$(( (vend - v1) * 98 / 100 ))
+check "the mover, counted from the move on: $nmv sleeps of $((vend - v1))..$((vend - v0 + 1)) after it" \
+	between "$nmv" "$lo" $((vend - v0 + 1))
+check "... and not before it (< $M)" num_le "$nmv" $((M - 50))
+check "faults of the toucher in the parent cgroup: 2000 touches ($faults in [2000, 2064])" \
+	between "$faults" 2000 2064
+check "provenance names the cgroup, resolved" \
+	bash -c "[ \"\$(jq -r 'select(.final) | .run.target.cgroups | join(\",\")' '$J')\" = '$CG' ]"
+check "the text names it too" grep -qF "target: cgroup $CG" "$T/g.err"
+kill "$toucher" 2>/dev/null
+check "nothing left in the kernel after exit" no_progs_above "$progs0"
+
+# bad inputs: exit 2, one line, nothing attached
+bad() { # bad DESCRIPTION REGEX ARGS...
+	local d=$1 re=$2; shift 2
+	timeout 30 "$LATBPF" "$@" --duration 1s --no-tui >"$T/bad.out" 2>"$T/bad.err"
+	local rc=$?
+	diag "$d: exit $rc: $(head -3 "$T/bad.err")"
+	check "$d: exit 2 and one line saying so" \
+		bash -c "[ $rc = 2 ] && [ \$(wc -l <'$T/bad.err') = 1 ] && grep -qE '$re' '$T/bad.err'"
+}
+bad "a cgroup that does not exist" "no such cgroup" --cgroup "$CG/nope"
+bad "a file, not a cgroup" "no such cgroup" --cgroup /etc/hostname
+mkdir -p "$V1"
+if mount -t cgroup -o none,name=latbpftest none "$V1" 2>/dev/null; then
+	bad "a cgroup v1 hierarchy" "cgroup v1 hierarchy; give the cgroup v2 path" --cgroup "$V1"
+	umount "$V1"
+else
+	check "a cgroup v1 hierarchy could be mounted to test with" false
+fi
+bad "--children without --pid" "give --pid" --children --cgroup "$CG"
+check "nothing left in the kernel" no_progs_above "$progs0"
+done_testing
