@@ -209,26 +209,15 @@ static void add_pinned(struct hiccup *h, __u32 tid)
 }
 
 /* Which target threads are pinned to one CPU, from their affinity now. */
+static void add_pinned_cb(__u32 tid, void *ctx)
+{
+	add_pinned(ctx, tid);
+}
+
 static void find_pinned(struct hiccup *h)
 {
-	const struct lat_target *t = &h->run->target;
-	char path[64];
-	struct dirent *d;
-	DIR *dir;
-	__u32 i;
-
 	memset(h->npinned, 0, h->run->ncpus * sizeof(*h->npinned));
-	for (i = 0; i < t->n_tgids; i++) {
-		snprintf(path, sizeof(path), "/proc/%u/task", t->tgids[i]);
-		if (!(dir = opendir(path)))
-			continue;
-		while ((d = readdir(dir)))
-			if (d->d_name[0] != '.')
-				add_pinned(h, (__u32)atoi(d->d_name));
-		closedir(dir);
-	}
-	for (i = 0; i < t->n_tids; i++)
-		add_pinned(h, t->tids[i]);
+	lat_run_each_thread(h->run, add_pinned_cb, h);
 }
 
 static int cmp_key(const void *a, const void *b)

@@ -19,6 +19,7 @@
 /* the families are the registry's (src/registry.c, from the Makefile) */
 #define LAT_MAX_FAMILIES 16
 #define LAT_FAMILY_CFG 64	/* bytes of a family's own configuration */
+#define LAT_MAX_IDS 65536	/* --pid and --tid ids, each */
 
 /* CLOCK_MONOTONIC in ns: the clock of every loader-side timestamp */
 static inline __u64 lat_now_ns(void)
@@ -31,8 +32,8 @@ static inline __u64 lat_now_ns(void)
 
 /* Everything the trace command line says; filled by lat_opts_parse(). */
 struct lat_opts {
-	__u32 pids[LAT_MAX_TARGETS], n_pids;
-	__u32 tids[LAT_MAX_TARGETS], n_tids;
+	__u32 *pids, n_pids;		/* up to LAT_MAX_IDS; lat_opts_free() */
+	__u32 *tids, n_tids;
 	const char *cgroups[LAT_MAX_TARGETS];	/* --cgroup arguments, unsplit */
 	__u32 n_cgroup_args;
 	bool children;			/* --children */
@@ -58,7 +59,18 @@ struct lat_run {
 	/* the target maps every object shares (bpf/target.bpf.h), or -1:
 	 * each object keeps its own unused ones */
 	int tbits_fd, cgroups_fd, cgv_fd;
+	/* every target as given (a COMMAND's pid too), and the bitmap of
+	 * target tids when the kernel keeps one (NULL otherwise) */
+	const __u32 *pids, *tids;
+	__u32 npids, ntids;
+	const __u64 *tbits;
+	size_t tbits_words;
 };
+
+/* Every target thread latbpf can name now: the bitmap's tids, or the
+ * listed processes' threads (/proc) and the listed tids. */
+void lat_run_each_thread(const struct lat_run *run, void (*fn)(__u32 tid, void *ctx),
+			 void *ctx);
 
 /* Before an object's load: its target maps become the run's. */
 int lat_target_share(const struct lat_run *run, struct bpf_object *obj);
@@ -129,7 +141,8 @@ const char *lat_family_list(void);
 /* opts.c */
 int lat_opts_parse(int argc, char **argv, struct lat_opts *o);
 int lat_parse_duration(const char *s, __u64 *ns);
-int lat_parse_id_list(const char *s, __u32 *ids, __u32 *n, const char *what);
+int lat_parse_id_list(const char *s, __u32 **ids, __u32 *n, const char *what);
+void lat_opts_free(struct lat_opts *o);
 int lat_parse_cpulist(const char *s, cpu_set_t *set);
 char *lat_fmt_cpulist(char *buf, size_t len, const cpu_set_t *set);
 int lat_parse_probes(const char *s, unsigned *mask);
@@ -268,14 +281,11 @@ void lat_bench_table(FILE *f, const struct lat_node *bench);
 /* provenance.c */
 struct lat_provenance *lat_provenance_new(int argc, char **argv,
 					  const struct lat_opts *o);
-void lat_provenance_set_target(struct lat_provenance *p,
-			       const struct lat_target *t, const char *comm);
+struct lat_tgt;
+/* the target (kept, not copied); also looks up its first pid's cgroup */
+void lat_provenance_set_target(struct lat_provenance *p, const struct lat_tgt *g);
 struct lat_away;
 /* where latbpf's threads run (target.h), published with the run */
-/* --cgroup's resolved paths (kept, not copied) and whether children are
- * followed; also looks up the first target pid's cgroup */
-void lat_provenance_set_scope(struct lat_provenance *p, char *const *cgroups,
-			      int ncgroups, bool children);
 void lat_provenance_set_away(struct lat_provenance *p, const struct lat_away *a);
 void lat_provenance_set_probe(struct lat_provenance *p, const char *name,
 			      const char *status);

@@ -202,7 +202,7 @@ static int poll_all(struct app *a)
 	int err;
 
 	lat_self_poll(&a->self);
-	lat_away_update(&a->away, &a->tgt);
+	lat_away_update(&a->away, &a->run);
 	for (int i = 0; i < a->nmods; i++) {
 		err = a->mods[i].ops->poll(a->mods[i].priv);
 		if (err) {
@@ -219,8 +219,8 @@ static int poll_all(struct app *a)
 static int loop(struct app *a, int sfd)
 {
 	struct itimerspec its = { 0 };
-	struct pollfd pfd[3 + LAT_MAX_TARGETS * 2];
-	int tfd, n, i, err = 0;
+	struct pollfd pfd[4];
+	int tfd, n, err = 0;
 	__u64 end = a->o.duration_ns ? a->t0 + a->o.duration_ns : 0;
 
 	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
@@ -239,10 +239,8 @@ static int loop(struct app *a, int sfd)
 		pfd[n++] = (struct pollfd){ .fd = tfd, .events = POLLIN };
 		if (a->tty.active)
 			pfd[n++] = (struct pollfd){ .fd = a->tty.in, .events = POLLIN };
-		for (i = 0; i < a->tgt.npidfd; i++)
-			if (a->tgt.pidfd[i] >= 0)
-				pfd[n++] = (struct pollfd){ .fd = a->tgt.pidfd[i],
-							    .events = POLLIN };
+		if (a->tgt.alive)
+			pfd[n++] = (struct pollfd){ .fd = a->tgt.epfd, .events = POLLIN };
 		if (end) {
 			__u64 t = lat_now_ns(), ms;
 
@@ -251,7 +249,7 @@ static int loop(struct app *a, int sfd)
 			/* --duration goes to 1e18 ns: its ms do not fit an int */
 			ms = (end - t + 999999) / 1000000;
 			timeout = ms > 3600000 ? 3600000 : (int)ms;
-		} else if (a->tgt.npidfd > (int)a->tgt.t.n_tgids) {
+		} else if (a->tgt.nproc_tids) {
 			timeout = 200;	/* threads without pidfds: look at /proc */
 		}
 		if (poll(pfd, (nfds_t)n, timeout) < 0) {
@@ -398,12 +396,15 @@ static int trace_main(int argc, char **argv, int sub)
 		code = usage ? EXIT_USAGE : err == -ENODEV ? EXIT_ENV : EXIT_RUNTIME;
 		goto out;
 	}
-	lat_provenance_set_target(a.prov, &a.tgt.t, a.tgt.comm);
-	lat_provenance_set_scope(a.prov, a.tgt.cg_path, a.tgt.ncg, a.tgt.follow);
+	lat_provenance_set_target(a.prov, &a.tgt);
 	/* before anything else runs: off the target's CPUs (the COMMAND,
 	 * forked already, keeps the CPUs latbpf was given) */
+	a.run.pids = a.tgt.pids;
+	a.run.npids = a.tgt.npids;
+	a.run.tids = a.tgt.tids;
+	a.run.ntids = a.tgt.ntids;
 	lat_away_init(&a.away);
-	lat_away_update(&a.away, &a.tgt);
+	lat_away_update(&a.away, &a.run);
 	lat_provenance_set_away(a.prov, &a.away);
 	if (a.o.prom_addr) {
 		/* its thread inherits the main thread's CPUs */
@@ -509,6 +510,7 @@ static int trace_main(int argc, char **argv, int sub)
 		code = EXIT_RUNTIME;
 out:
 	cleanup(&a);
+	lat_opts_free(&a.o);
 	if (sfd >= 0)
 		close(sfd);
 	return code;

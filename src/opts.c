@@ -114,8 +114,9 @@ bad:
 	return -EINVAL;
 }
 
-/* "1,2,3" of positive ids; appends to ids[*n]. */
-int lat_parse_id_list(const char *s, __u32 *ids, __u32 *n, const char *what)
+/* "1,2,3" of positive ids; appends to *ids (grown with realloc, n of
+ * them), at most LAT_MAX_IDS in all. */
+int lat_parse_id_list(const char *s, __u32 **ids, __u32 *n, const char *what)
 {
 	const char *p = s;
 	char *end, q[LAT_ARG_MAX];
@@ -130,11 +131,18 @@ int lat_parse_id_list(const char *s, __u32 *ids, __u32 *n, const char *what)
 		v = strtol(p, &end, 10);
 		if (errno || v <= 0 || v > 0x3fffffff || (*end && *end != ','))
 			goto bad;
-		if (*n >= LAT_MAX_TARGETS) {
-			fprintf(stderr, "latbpf: at most %d %ss\n", LAT_MAX_TARGETS, what);
+		if (*n >= LAT_MAX_IDS) {
+			fprintf(stderr, "latbpf: at most %d %ss\n", LAT_MAX_IDS, what);
 			return -EINVAL;
 		}
-		ids[(*n)++] = (__u32)v;
+		if ((*n & (*n - 1)) == 0) {	/* 0, 1, 2, 4 ...: double */
+			__u32 *m = realloc(*ids, (*n ? 2 * *n : 1) * sizeof(**ids));
+
+			if (!m)
+				return -ENOMEM;
+			*ids = m;
+		}
+		(*ids)[(*n)++] = (__u32)v;
 		if (!*end)
 			return 0;
 		p = end + 1;
@@ -143,6 +151,14 @@ bad:
 	fprintf(stderr, "latbpf: bad %s list '%s' (positive numbers, comma-separated)\n",
 		what, lat_term_arg(q, sizeof(q), s));
 	return -EINVAL;
+}
+
+void lat_opts_free(struct lat_opts *o)
+{
+	free(o->pids);
+	free(o->tids);
+	o->pids = o->tids = NULL;
+	o->n_pids = o->n_tids = 0;
 }
 
 int lat_parse_probes(const char *s, unsigned *mask)
@@ -282,10 +298,10 @@ int lat_opts_parse(int argc, char **argv, struct lat_opts *o)
 		err = 0;
 		switch (c) {
 		case 'p':
-			err = lat_parse_id_list(optarg, o->pids, &o->n_pids, "pid");
+			err = lat_parse_id_list(optarg, &o->pids, &o->n_pids, "pid");
 			break;
 		case 't':
-			err = lat_parse_id_list(optarg, o->tids, &o->n_tids, "tid");
+			err = lat_parse_id_list(optarg, &o->tids, &o->n_tids, "tid");
 			break;
 		case OPT_CGROUP:
 			if (o->n_cgroup_args >= LAT_MAX_TARGETS) {

@@ -20,11 +20,7 @@ struct lat_provenance {
 	int argc;
 	char **argv;
 	const struct lat_opts *opts;
-	struct lat_target target;
-	char *comm;
-	char *const *cgroups;	/* --cgroup, resolved */
-	int ncgroups;
-	bool children;		/* what the targets start is followed */
+	const struct lat_tgt *tgt;	/* what is traced; NULL: whole system */
 	char pid_cgroup[512];	/* the first pid's cgroup v2 path, raw */
 	const char *probe_name[MAX_PROBES];
 	char *probe_status[MAX_PROBES];
@@ -116,29 +112,17 @@ struct lat_provenance *lat_provenance_new(int argc, char **argv,
 	return p;
 }
 
-void lat_provenance_set_target(struct lat_provenance *p,
-			       const struct lat_target *t, const char *comm)
-{
-	p->target = *t;
-	free(p->comm);
-	p->comm = comm ? strdup(comm) : NULL;
-}
-
-void lat_provenance_set_scope(struct lat_provenance *p, char *const *cgroups,
-			      int ncgroups, bool children)
+void lat_provenance_set_target(struct lat_provenance *p, const struct lat_tgt *g)
 {
 	char path[64], line[600];
 	FILE *f;
 
-	p->cgroups = cgroups;
-	p->ncgroups = ncgroups;
-	p->children = children;
+	p->tgt = g;
 	p->pid_cgroup[0] = '\0';
 	/* where a (containerised) target lives: its cgroup v2 path */
-	if (!p->target.n_tgids && !p->target.n_tids)
+	if (!g->npids && !g->ntids)
 		return;
-	snprintf(path, sizeof(path), "/proc/%u/cgroup",
-		 p->target.n_tgids ? p->target.tgids[0] : p->target.tids[0]);
+	snprintf(path, sizeof(path), "/proc/%u/cgroup", g->npids ? g->pids[0] : g->tids[0]);
 	if (!(f = fopen(path, "r")))
 		return;
 	while (fgets(line, sizeof(line), f))
@@ -233,16 +217,21 @@ void lat_provenance_publish(const struct lat_provenance *p, struct lat_snap *s,
 	lat_pub_real(s, "duration_s", elapsed_ns / 1e9, 3);
 	lat_pub_real(s, "interval_s", p->opts->interval_ns / 1e9, 3);
 	lat_pub_obj(s, "target", NULL);
-	lat_pub_ids(s, "pids", p->target.tgids, (int)p->target.n_tgids);
-	lat_pub_ids(s, "tids", p->target.tids, (int)p->target.n_tids);
-	lat_pub_list(s, "cgroups", NULL);
-	for (i = 0; i < p->ncgroups; i++)
-		lat_pub_str(s, NULL, p->cgroups[i]);
-	lat_pub_end(s);
-	lat_pub_bool(s, "children", p->children);
-	lat_pub_str(s, "comm", p->comm);
-	if (p->pid_cgroup[0])
-		lat_pub_str(s, "pid_cgroup", p->pid_cgroup);
+	{
+		static const struct lat_tgt none;
+		const struct lat_tgt *g = p->tgt ? p->tgt : &none;
+
+		lat_pub_ids(s, "pids", g->pids, (int)g->npids);
+		lat_pub_ids(s, "tids", g->tids, (int)g->ntids);
+		lat_pub_list(s, "cgroups", NULL);
+		for (i = 0; i < g->ncg; i++)
+			lat_pub_str(s, NULL, g->cg_path[i]);
+		lat_pub_end(s);
+		lat_pub_bool(s, "children", g->follow);
+		lat_pub_str(s, "comm", g->comm);
+		if (p->pid_cgroup[0])
+			lat_pub_str(s, "pid_cgroup", p->pid_cgroup);
+	}
 	lat_pub_end(s);
 	if (p->away) {
 		char l[256];
@@ -276,25 +265,32 @@ void lat_provenance_text(const struct lat_provenance *p, FILE *f, __u64 elapsed_
 	int i;
 	__u32 k;
 
-	lat_term_str(comm, sizeof(comm), p->comm ? p->comm : "");
+	static const struct lat_tgt none;
+	const struct lat_tgt *g = p->tgt ? p->tgt : &none;
+
+	lat_term_str(comm, sizeof(comm), g->comm);
 	lat_provenance_host_text(p, f);
 	fputs("target: ", f);
-	if (!p->target.n_tgids && !p->target.n_tids && !p->ncgroups)
+	if (!g->npids && !g->ntids && !g->ncg)
 		fputs("whole system", f);
-	for (k = 0; k < p->target.n_tgids; k++)
-		fprintf(f, "%spid %u", k ? ", " : "", p->target.tgids[k]);
-	for (k = 0; k < p->target.n_tids; k++)
-		fprintf(f, "%stid %u", k || p->target.n_tgids ? ", " : "", p->target.tids[k]);
+	/* thousands of ids: the first 8 and a count (the JSON has them all) */
+	for (k = 0; k < g->npids + g->ntids; k++) {
+		if (k == 8) {
+			fprintf(f, " and %u more", g->npids + g->ntids - 8);
+			break;
+		}
+		fprintf(f, "%s%s %u", k ? ", " : "", k < g->npids ? "pid" : "tid",
+			k < g->npids ? g->pids[k] : g->tids[k - g->npids]);
+	}
 	if (comm[0])
 		fprintf(f, " (%s)", comm);
-	if (p->children)
-		fputs(" and the processes it starts", f);
-	for (i = 0; i < p->ncgroups; i++) {
+	if (g->follow)
+		fputs(" and children", f);
+	for (i = 0; i < g->ncg; i++) {
 		char cg[256];
 
-		lat_term_str(cg, sizeof(cg), p->cgroups[i]);
-		fprintf(f, "%scgroup %s", i || p->target.n_tgids || p->target.n_tids ?
-			", " : "", cg);
+		lat_term_str(cg, sizeof(cg), g->cg_path[i]);
+		fprintf(f, "%scgroup %s", i || g->npids || g->ntids ? ", " : "", cg);
 	}
 	if (p->away && CPU_COUNT(&p->away->avoid)) {
 		char pin[128], on[128];
@@ -323,6 +319,5 @@ void lat_provenance_free(struct lat_provenance *p)
 		return;
 	for (int i = 0; i < p->nprobes; i++)
 		free(p->probe_status[i]);
-	free(p->comm);
 	free(p);
 }

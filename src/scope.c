@@ -99,8 +99,10 @@ int lat_scope_init(struct lat_tgt *g, const struct lat_opts *o)
 	int err = 0;
 
 	g->follow = o->children || o->command;
-	if (g->follow)
+	if (g->follow) {
 		g->t.mode |= LAT_TARG_MAP;
+		g->t.n_tgids = g->t.n_tids = 0;	/* the bitmap has them */
+	}
 	if (!o->n_cgroup_args)
 		return 0;
 	if (!have_root) {
@@ -318,18 +320,20 @@ int lat_scope_load(struct lat_tgt *g, struct lat_run *run)
 	/* the fork program first, then what exists: nothing falls between */
 	if ((err = target_bpf__attach(g->skel)))
 		return err;
-	for (i = 0; i < g->t.n_tgids; i++)
-		add_process(g, (pid_t)g->t.tgids[i], g->follow);
-	for (i = 0; i < g->t.n_tids; i++)
-		set_bit(g, TBITS, g->t.tids[i], true);
+	run->tbits = g->bits[TBITS];
+	run->tbits_words = g->bits_len / 8;
+	for (i = 0; i < g->npids; i++)
+		add_process(g, (pid_t)g->pids[i], g->follow);
+	for (i = 0; i < g->ntids; i++)
+		set_bit(g, TBITS, g->tids[i], true);
 	if (g->follow) {
 		add_descendants(g);
 		add_descendants(g);	/* those started during the first look */
 	}
 	drop_strangers(g);
 	/* the --tid targets have no process bit: set them again */
-	for (i = 0; i < g->t.n_tids; i++)
-		set_bit(g, TBITS, g->t.tids[i], true);
+	for (i = 0; i < g->ntids; i++)
+		set_bit(g, TBITS, g->tids[i], true);
 	return 0;
 }
 

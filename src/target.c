@@ -14,6 +14,8 @@
 #include <sched.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
 #include "target.h"
 
 #ifndef PIDFD_THREAD
@@ -96,15 +98,49 @@ static int findable(const char *cmd)
 	}
 }
 
+static int append(__u32 **v, __u32 *n, __u32 id)
+{
+	if ((*n & (*n - 1)) == 0) {	/* 0, 1, 2, 4 ...: double */
+		__u32 *m = realloc(*v, (*n ? 2 * *n : 1) * sizeof(**v));
+
+		if (!m)
+			return -ENOMEM;
+		*v = m;
+	}
+	(*v)[(*n)++] = id;
+	return 0;
+}
+
+/* Each target's pidfd goes into one epoll set: one fd to poll however
+ * many targets there are. */
 static int watch(struct lat_tgt *g, pid_t id, bool thread)
 {
+	struct epoll_event ev = { .events = EPOLLIN };
 	int fd = pidfd_open(id, thread ? PIDFD_THREAD : 0);
 
 	/* Kernels before 6.9 have no thread pidfds: fall back to /proc. */
-	if (fd < 0 && !(thread && errno == EINVAL))
+	if (fd < 0 && thread && errno == EINVAL)
+		return append(&g->proc_tids, &g->nproc_tids, (__u32)id);
+	if (fd < 0)
+		return errno == EMFILE ? -EMFILE : -errno;
+	ev.data.fd = fd;
+	if (epoll_ctl(g->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		close(fd);
 		return -errno;
-	g->pidfd[g->npidfd++] = fd;
+	}
+	g->alive++;
 	return 0;
+}
+
+/* A pidfd per target: room for them all */
+static void raise_nofile(__u32 need)
+{
+	struct rlimit r;
+
+	if (!getrlimit(RLIMIT_NOFILE, &r) && r.rlim_cur < need + 256) {
+		r.rlim_cur = need + 256 < r.rlim_max ? need + 256 : r.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &r);
+	}
 }
 
 int lat_tgt_init(struct lat_tgt *g, const struct lat_opts *o)
@@ -114,6 +150,9 @@ int lat_tgt_init(struct lat_tgt *g, const struct lat_opts *o)
 
 	memset(g, 0, sizeof(*g));
 	g->go_fd = g->err_fd = -1;
+	if ((g->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0)
+		return -errno;
+	raise_nofile(o->n_pids + o->n_tids);
 	for (i = 0; i < o->n_pids; i++) {
 		pid_t p = (pid_t)o->pids[i];
 
@@ -123,8 +162,7 @@ int lat_tgt_init(struct lat_tgt *g, const struct lat_opts *o)
 				"latbpf: no such process: %d\n", p);
 			return -ESRCH;
 		}
-		g->t.tgids[g->t.n_tgids++] = p;
-		if ((err = watch(g, p, false)))
+		if ((err = append(&g->pids, &g->npids, (__u32)p)) || (err = watch(g, p, false)))
 			return err;
 		if (!g->comm[0])
 			read_comm(p, g->comm, sizeof(g->comm));
@@ -136,11 +174,19 @@ int lat_tgt_init(struct lat_tgt *g, const struct lat_opts *o)
 			fprintf(stderr, "latbpf: no such thread: %d\n", t);
 			return -ESRCH;
 		}
-		g->t.tids[g->t.n_tids++] = t;
-		if ((err = watch(g, t, true)))
+		if ((err = append(&g->tids, &g->ntids, (__u32)t)) || (err = watch(g, t, true)))
 			return err;
 		if (!g->comm[0])
 			read_comm(t, g->comm, sizeof(g->comm));
+	}
+	/* a short list is compared inline; more take the bitmap */
+	if (g->npids <= LAT_MAX_TARGETS && g->ntids <= LAT_MAX_TARGETS) {
+		for (i = 0; i < g->npids; i++)
+			g->t.tgids[g->t.n_tgids++] = g->pids[i];
+		for (i = 0; i < g->ntids; i++)
+			g->t.tids[g->t.n_tids++] = g->tids[i];
+	} else {
+		g->t.mode |= LAT_TARG_MAP;
 	}
 	if (!o->command)
 		return 0;
@@ -183,7 +229,7 @@ int lat_tgt_init(struct lat_tgt *g, const struct lat_opts *o)
 	g->err_fd = ex[0];
 	g->t.tgids[g->t.n_tgids++] = (__u32)g->child;
 	snprintf(g->comm, sizeof(g->comm), "%s", o->command[0]);
-	return 0;
+	return append(&g->pids, &g->npids, (__u32)g->child);
 }
 
 /* Lets the COMMAND exec; -ENOENT etc. if it could not. */
@@ -221,8 +267,8 @@ static bool exists(pid_t id)
 /* True once every target has exited (never for the whole system). */
 bool lat_tgt_gone(struct lat_tgt *g)
 {
-	struct pollfd p = { .events = POLLIN };
-	int i, status;
+	struct epoll_event ev[64];
+	int i, n, status;
 
 	if (g->child) {
 		if (waitpid(g->child, &status, WNOHANG) == g->child) {
@@ -232,63 +278,77 @@ bool lat_tgt_gone(struct lat_tgt *g)
 		}
 		return false;
 	}
-	if (!g->npidfd)
+	if (!g->npids && !g->ntids)
 		return false;
-	for (i = 0; i < g->npidfd; i++) {
-		if (g->pidfd[i] >= 0) {
-			p.fd = g->pidfd[i];
-			if (poll(&p, 1, 0) == 0)
-				return false;
-		} else if (exists((pid_t)g->t.tids[i - (int)g->t.n_tgids])) {
-			return false;
+	/* each exited target's pidfd once: out of the set, closed */
+	while ((n = epoll_wait(g->epfd, ev, 64, 0)) > 0) {
+		for (i = 0; i < n; i++) {
+			epoll_ctl(g->epfd, EPOLL_CTL_DEL, ev[i].data.fd, NULL);
+			close(ev[i].data.fd);
+			g->alive--;
 		}
 	}
+	if (g->alive)
+		return false;
+	for (__u32 k = 0; k < g->nproc_tids; k++)
+		if (exists((pid_t)g->proc_tids[k]))
+			return false;
 	return true;
 }
 
 void lat_tgt_cleanup(struct lat_tgt *g)
 {
-	int i;
-
 	if (g->go_fd >= 0)
 		close(g->go_fd);	/* EOF: the child exits without exec */
-	for (i = 0; i < g->npidfd; i++)
-		if (g->pidfd[i] >= 0)
-			close(g->pidfd[i]);
+	/* closing the epoll set leaves the pidfds in it open: until exit,
+	 * which comes next */
+	if (g->epfd > 0)
+		close(g->epfd);
+	g->epfd = -1;
 	if (g->child) {
 		kill(g->child, SIGTERM);
 		waitpid(g->child, NULL, 0);
 	}
+	free(g->pids);
+	free(g->tids);
+	free(g->proc_tids);
+	g->pids = g->tids = g->proc_tids = NULL;
+	g->npids = g->ntids = g->nproc_tids = 0;
 }
 
-static void add_if_pinned(__u32 tid, cpu_set_t *pinned)
-{
-	cpu_set_t set;
-
-	if (!sched_getaffinity((pid_t)tid, sizeof(set), &set) && CPU_COUNT(&set) == 1)
-		CPU_OR(pinned, pinned, &set);
-}
-
-/* The CPUs a target thread is pinned to now (affinity of one CPU): where
- * latbpf's own threads must not run. */
-void lat_tgt_pinned_cpus(const struct lat_tgt *g, cpu_set_t *pinned)
+void lat_run_each_thread(const struct lat_run *run, void (*fn)(__u32 tid, void *ctx),
+			 void *ctx)
 {
 	char path[64];
 	struct dirent *d;
 	DIR *dir;
 
-	CPU_ZERO(pinned);
-	for (__u32 i = 0; i < g->t.n_tgids; i++) {
-		snprintf(path, sizeof(path), "/proc/%u/task", g->t.tgids[i]);
+	if (run->tbits) {
+		for (size_t w = 0; w < run->tbits_words; w++)
+			for (__u64 v = __atomic_load_n(&run->tbits[w], __ATOMIC_RELAXED); v;
+			     v &= v - 1)
+				fn((__u32)(w * 64 + (size_t)__builtin_ctzll(v)), ctx);
+		return;
+	}
+	for (__u32 i = 0; i < run->npids; i++) {
+		snprintf(path, sizeof(path), "/proc/%u/task", run->pids[i]);
 		if (!(dir = opendir(path)))
 			continue;
 		while ((d = readdir(dir)))
 			if (d->d_name[0] != '.')
-				add_if_pinned((__u32)atoi(d->d_name), pinned);
+				fn((__u32)atoi(d->d_name), ctx);
 		closedir(dir);
 	}
-	for (__u32 i = 0; i < g->t.n_tids; i++)
-		add_if_pinned(g->t.tids[i], pinned);
+	for (__u32 i = 0; i < run->ntids; i++)
+		fn(run->tids[i], ctx);
+}
+
+static void add_if_pinned(__u32 tid, void *ctx)
+{
+	cpu_set_t set, *pinned = ctx;
+
+	if (!sched_getaffinity((pid_t)tid, sizeof(set), &set) && CPU_COUNT(&set) == 1)
+		CPU_OR(pinned, pinned, &set);
 }
 
 static void read_cpulist(const char *path, cpu_set_t *set)
@@ -330,13 +390,14 @@ static void move_threads(const cpu_set_t *set)
 	closedir(dir);
 }
 
-bool lat_away_update(struct lat_away *a, const struct lat_tgt *g)
+bool lat_away_update(struct lat_away *a, const struct lat_run *run)
 {
 	cpu_set_t want, quiet;
 
 	if (!CPU_COUNT(&a->given))
 		return false;
-	lat_tgt_pinned_cpus(g, &a->avoid);
+	CPU_ZERO(&a->avoid);
+	lat_run_each_thread(run, add_if_pinned, &a->avoid);
 	/* off the target's CPUs: where none is left, latbpf stays where it
 	 * was started, and its time on the target's CPUs is named as such
 	 * (the hiccup intruder "latbpf (self)") */

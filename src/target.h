@@ -7,13 +7,16 @@
 
 /* What is being traced, and how its end is noticed. */
 struct lat_tgt {
-	struct lat_target t;	/* BPF layout: tgids and tids */
+	struct lat_target t;	/* for BPF: up to 16 ids inline, or the mode */
+	__u32 *pids, npids;	/* every target process (the COMMAND's too) */
+	__u32 *tids, ntids;	/* every single target thread */
 	char comm[64];		/* raw bytes from /proc; escape before use */
 	pid_t child;		/* COMMAND we started, or 0 */
 	int go_fd;		/* write end: closing it lets the child exec */
 	int err_fd;		/* read end: exec errno, or EOF on success */
-	int pidfd[LAT_MAX_TARGETS * 2];
-	int npidfd;
+	int epfd;		/* the targets' pidfds: readable when one exits */
+	__u32 alive;		/* targets not seen to exit yet */
+	__u32 *proc_tids, nproc_tids;	/* threads without a pidfd (< 6.9): /proc */
 	int exit_status;	/* of the child */
 	/* beyond the short list (src/scope.c) */
 	bool follow;		/* new processes of the roots are targets too */
@@ -31,7 +34,6 @@ int lat_tgt_init(struct lat_tgt *g, const struct lat_opts *o);
 int lat_tgt_start(struct lat_tgt *g);
 bool lat_tgt_gone(struct lat_tgt *g);
 void lat_tgt_cleanup(struct lat_tgt *g);
-void lat_tgt_pinned_cpus(const struct lat_tgt *g, cpu_set_t *pinned);
 
 /* src/scope.c: --cgroup paths resolved (0, or said on stderr: -ENOENT or
  * -EMEDIUMTYPE, a usage error; -ENODEV, no cgroup2 on the host), then, before the families load, the shared target maps made
@@ -57,6 +59,6 @@ struct lat_away {
 void lat_away_init(struct lat_away *a);
 /* re-reads the target's pinned CPUs and moves latbpf's threads when they
  * changed; true when it moved them */
-bool lat_away_update(struct lat_away *a, const struct lat_tgt *g);
+bool lat_away_update(struct lat_away *a, const struct lat_run *run);
 
 #endif

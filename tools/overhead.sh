@@ -34,9 +34,13 @@ RES=$W/results.tsv
 IDLE_PID=
 TRACER=
 FIOFILE=/var/tmp/latbpf-overhead.fio
+IDLE_MANY=()
+CG=
 cleanup() {
 	[ -n "$TRACER" ] && kill -INT "$TRACER" 2>/dev/null
 	[ -n "$IDLE_PID" ] && kill "$IDLE_PID" 2>/dev/null
+	[ ${#IDLE_MANY[@]} -gt 0 ] && kill "${IDLE_MANY[@]}" 2>/dev/null
+	[ -n "$CG" ] && rmdir "$CG" 2>/dev/null
 	sysctl -qw kernel.bpf_stats_enabled=0
 	wait 2>/dev/null
 	rm -rf "$W" "$FIOFILE"
@@ -44,6 +48,12 @@ cleanup() {
 trap cleanup EXIT
 sleep 3600 &
 IDLE_PID=$!
+# 1,000 idle targets (the bitmap filter), and an empty cgroup (the cgroup
+# filter: every event looks up its task's cgroup)
+for ((i = 0; i < 1000; i++)); do sleep 3600 & IDLE_MANY+=($!); done
+IDLE_LIST=$(IFS=,; echo "${IDLE_MANY[*]}")
+CGMNT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+[ -n "$CGMNT" ] && CG=$CGMNT/latbpf-overhead-$$ && mkdir -p "$CG"
 CPU=$(($(nproc) - 1))
 fio --name=prep --filename=$FIOFILE --size=128M --rw=write --bs=1M --direct=1 \
 	--output=/dev/null >/dev/null 2>&1
@@ -85,6 +95,8 @@ attach() {
 	sched+hiccup) "$B/latbpf" --probes sched,hiccup --no-tui >/dev/null 2>"$log" & ;;
 	all) "$B/latbpf" --no-tui >/dev/null 2>"$log" & ;;
 	pid-idle) "$B/latbpf" --pid "$IDLE_PID" --no-tui >/dev/null 2>"$log" & ;;
+	pids1000-idle) "$B/latbpf" --pid "$IDLE_LIST" --no-tui >/dev/null 2>"$log" & ;;
+	cgroup-idle) "$B/latbpf" --cgroup "$CG" --no-tui >/dev/null 2>"$log" & ;;
 	esac
 	TRACER=$!
 	for ((i = 0; i < 2000; i++)); do
@@ -146,7 +158,9 @@ measure() {
 }
 
 echo "latbpf overhead: $PAIRS pairs each ($PINNED_PAIRS for pipe-pinned), $(nproc) CPUs, $(uname -r), $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
-for cfg in floor runqlat sched sched+hiccup all pid-workload pid-idle; do measure pipe-pinned $cfg; done
+for cfg in floor runqlat sched sched+hiccup all pid-workload pid-idle pids1000-idle cgroup-idle; do
+	measure pipe-pinned $cfg
+done
 for cfg in floor runqlat all pid-idle; do measure pipe $cfg; done
 for cfg in floor runqlat all; do measure hackbench $cfg; done
 for cfg in biolatency all; do measure fio $cfg; done
@@ -215,6 +229,9 @@ verdict "sched_switch $sw ns/event <= 150 (<= 3 x empty program's $fsw)" "$sw <=
 echo "          (the least a handler that timestamps an event and records it costs here:"
 echo "           empty program + clock + 1 record = $(get '.blocks_ns | (.empty_program + .clock + .hist)') ns)"
 verdict "--pid of an idle process $idle% within 2 points of the floor ($fl%)" "$idle - $fl <= 2"
+idle1000=$(r1 "$(pp pids1000-idle)") cgidle=$(r1 "$(pp cgroup-idle)")
+verdict "--pid of 1,000 idle processes $idle1000% within 2 points of the floor ($fl%)" "$idle1000 - $fl <= 2"
+echo "          (--cgroup of an empty cgroup: $cgidle%; each event looks up its task's cgroup)"
 # per I/O, the kernel's own accounting: fio's slowdown at iodepth 1 swings
 # by more than either tracer costs on a VM's disk (printed for reference)
 bi=$(get '.results[] | select(.workload == "fio" and .config == "all") | .ns_per_event |

@@ -319,6 +319,15 @@ static char *af_v_cpus(struct af *a, int which)
 	return af_chance(a, 90) ? (char *)AF_PICK(a, l) : af_junk(a);
 }
 
+static char *af_v_cgroup(struct af *a, int which)
+{
+	static const char *const l[] = { "/", "/nope", "", ",", "/,/", "/sys/fs/cgroup",
+					 "/sys/fs/cgroup/unified", "/sys/fs/cgroup/cpu",
+					 "/etc/hostname", "system.slice", "/user.slice,/nope" };
+
+	return af_chance(a, 90) ? (char *)AF_PICK(a, l) : af_junk(a);
+}
+
 /* latbpf --help's options, each family's included */
 static const struct af_opt af_trace_opts[] = {
 	{ "pid", 'p', af_v_ids, 0 }, { "tid", 't', af_v_ids, 1 },
@@ -329,6 +338,7 @@ static const struct af_opt af_trace_opts[] = {
 	{ "baseline", 0, NULL, 0 }, { "verbose", 'v', NULL, 0 }, { "version", 'V', NULL, 0 },
 	{ "help", 'h', NULL, 0 }, { "per-thread", 0, NULL, 0 }, { "per-cpu", 0, NULL, 0 },
 	{ "per-remote", 0, NULL, 0 }, { "bpf-stats", 0, NULL, 0 },
+	{ "cgroup", 0, af_v_cgroup, 0 }, { "children", 0, NULL, 0 },
 };
 
 /* latbpf bench --help's */

@@ -111,8 +111,8 @@ static bool one_line(const char *s, size_t n, bool bench)
 /* What a successful trace parse must hold */
 static bool coherent(const struct lat_opts *o)
 {
-	return o->interval_ns >= 10000000ULL && o->n_pids <= LAT_MAX_TARGETS &&
-	       o->n_tids <= LAT_MAX_TARGETS && o->probes &&
+	return o->interval_ns >= 10000000ULL && o->n_pids <= LAT_MAX_IDS &&
+	       o->n_tids <= LAT_MAX_IDS && (!o->n_pids || o->pids) && o->probes &&
 	       o->probes < (1U << lat_nr_modules()) &&
 	       !(o->command && (o->n_pids || o->n_tids)) && (!o->command || o->command[0]);
 }
@@ -232,6 +232,8 @@ int main(void)
 			diag_case(i, &a, "failed", e1);
 			printf("#   rc %d then %d\n", rc1, rc2);
 		}
+		lat_opts_free(&c1.o);
+		lat_opts_free(&c2.o);
 		if (bench)
 			rc1 ? err_bench++ : ok_bench++;
 		else

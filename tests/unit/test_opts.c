@@ -31,7 +31,7 @@ int main(void)
 	static const char *const bad[] = { "", "5", "abc", "-1s", "1x", "10 ms",
 					   "1e30s", "nan", "inf", "ms", "1.5.2s" };
 	struct lat_opts o;
-	__u32 ids[LAT_MAX_TARGETS], n;
+	__u32 *ids = NULL, n;
 	unsigned mask;
 	__u64 ns;
 	size_t i;
@@ -43,7 +43,8 @@ int main(void)
 		ok(lat_parse_duration(bad[i], &ns) == -EINVAL, "duration '%s' rejected", bad[i]);
 
 	n = 0;
-	ok(lat_parse_id_list("1,22,333", ids, &n, "pid") == 0 && n == 3 &&
+	ids = NULL;
+	ok(lat_parse_id_list("1,22,333", &ids, &n, "pid") == 0 && n == 3 &&
 	   ids[0] == 1 && ids[1] == 22 && ids[2] == 333, "pid list 1,22,333");
 	{
 		static const char *const badids[] = { "", "0", "-5", "abc", "1,,2", "1,",
@@ -51,13 +52,31 @@ int main(void)
 
 		for (i = 0; i < sizeof(badids) / sizeof(badids[0]); i++) {
 			n = 0;
-			ok(lat_parse_id_list(badids[i], ids, &n, "pid") == -EINVAL,
+			ok(lat_parse_id_list(badids[i], &ids, &n, "pid") == -EINVAL,
 			   "pid list '%s' rejected", badids[i]);
 		}
 	}
-	n = 0;
-	ok(lat_parse_id_list("1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17", ids, &n, "pid") ==
-		   -EINVAL, "more than %d pids rejected", LAT_MAX_TARGETS);
+	{
+		/* thousands: 1..5000 in one list, then appended to the limit */
+		char *big = malloc(5000 * 6 + 1), *p = big;
+		bool all = true;
+
+		for (i = 1; i <= 5000; i++)
+			p += sprintf(p, "%s%u", i > 1 ? "," : "", (unsigned)i);
+		n = 0;
+		ok(lat_parse_id_list(big, &ids, &n, "pid") == 0 && n == 5000, "5000 pids (%u)", n);
+		for (i = 0; i < 5000; i++)
+			all &= ids[i] == i + 1;
+		ok(all, "... each in order");
+		n = LAT_MAX_IDS - 1;
+		ids = realloc(ids, LAT_MAX_IDS * sizeof(*ids));
+		ok(lat_parse_id_list("7", &ids, &n, "pid") == 0 && n == LAT_MAX_IDS,
+		   "the %dth pid accepted", LAT_MAX_IDS);
+		ok(lat_parse_id_list("8", &ids, &n, "pid") == -EINVAL,
+		   "more than %d pids rejected", LAT_MAX_IDS);
+		free(big);
+		free(ids);
+	}
 
 	ok(lat_parse_probes("sched,tcp", &mask) == 0 && mask == (1U | 1U << 4),
 	   "probes sched,tcp");
