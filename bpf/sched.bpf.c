@@ -322,7 +322,7 @@ static __always_inline void on_switch(bool preempt, struct task_struct *prev,
 
 /* A target thread (never an idle task), decided once per event. */
 #define TARGET(btf, t) (TREAD(btf, t, pid) && \
-			lat_task_is_target(t, TREAD(btf, t, tgid), TREAD(btf, t, pid)))
+			lat_task_is_target(t, TREAD(btf, t, tgid), TREAD(btf, t, pid), btf))
 
 /* fresh: a new task (sched_wakeup_new), whose record starts clean */
 static __always_inline int wakeup(struct task_struct *p, bool btf, bool fresh)

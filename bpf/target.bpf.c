@@ -64,3 +64,51 @@ int BPF_PROG(lat_fork, struct task_struct *parent, struct task_struct *child)
 	put(&lat_tbits, tid, follow);
 	return 0;
 }
+
+/*
+ * Pid namespaces: latbpf inside a container reads --pid and --tid in its
+ * own namespace, while every tracepoint sees the kernel's global ids. This
+ * iterator, run once at start when latbpf is not in the initial pid
+ * namespace, writes for each task of the namespace whose inode is ns_inum
+ * its global tid and tgid and the ones it has there.
+ */
+const volatile __u32 ns_inum = 0;
+
+#define LAT_NS_DEPTH 8		/* pid namespaces nest 32 deep at most */
+
+/* p's number in the namespace ns_inum, or -1 where it has none */
+static __always_inline int nr_in(struct pid *p)
+{
+	unsigned int level = BPF_CORE_READ(p, level);
+	char *nums = (char *)p + bpf_core_field_offset(struct pid, numbers);
+	struct upid up;
+
+	for (unsigned int i = 0; i < LAT_NS_DEPTH && i <= level; i++) {
+		if (bpf_probe_read_kernel(&up, sizeof(up), nums + i * sizeof(struct upid)))
+			return -1;
+		if (BPF_CORE_READ(up.ns, ns.inum) == ns_inum)
+			return up.nr;
+	}
+	return -1;
+}
+
+SEC("iter/task")
+int lat_ns_ids(struct bpf_iter__task *ctx)
+{
+	struct task_struct *t = ctx->task;
+	struct lat_nsid r;
+	int tid, tgid;
+
+	if (!t)
+		return 0;
+	tid = nr_in(BPF_CORE_READ(t, thread_pid));
+	tgid = nr_in(BPF_CORE_READ(t, group_leader, thread_pid));
+	if (tid < 0 || tgid < 0)
+		return 0;
+	r.tid = BPF_CORE_READ(t, pid);
+	r.tgid = BPF_CORE_READ(t, tgid);
+	r.ns_tid = (__u32)tid;
+	r.ns_tgid = (__u32)tgid;
+	bpf_seq_write(ctx->meta->seq, &r, sizeof(r));
+	return 0;
+}

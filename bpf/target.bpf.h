@@ -35,13 +35,16 @@ struct {
 	__type(value, __u8);
 } lat_cgroups SEC(".maps");
 
-/* cgroup id -> 1 target, 2 not: ids are never reused, so an answer stays
- * true; an evicted one is worked out again */
+/* The answer per cgroup, cached: slot id & cg_mask holds id << 2 | 1 for
+ * a target, | 2 for not, in one word (an 8-byte store is atomic, so two
+ * CPUs filling a slot never mix their halves). Cgroup ids are never
+ * reused, so an answer stays true; a slot taken over is worked out again.
+ * An array the verifier inlines: no helper call per event. */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
-	__type(key, __u64);
-	__type(value, __u8);
+	__type(key, __u32);
+	__type(value, __u64);
 } lat_cgv SEC(".maps");
 
 #define LAT_CG_DEPTH 32		/* cgroup levels looked at, from the task's up */
@@ -60,43 +63,60 @@ static __always_inline bool lat_bit(void *map, __u32 id)
 	return v && ((*v >> (id & 63)) & 1);
 }
 
-/* cg: a struct cgroup *, as a number (read with CO-RE, not dereferenced) */
+/* Whether cgroup cg or an ancestor is a target: the miss path, read with
+ * CO-RE. cg: a struct cgroup *, as a number. */
 static __noinline bool lat_cg_walk(__u64 cg)
 {
 	struct cgroup *c = (struct cgroup *)cg;
-	__u64 id = BPF_CORE_READ(c, kn, id);
-	__u8 yes = 1, no = 2, *v;
-	bool hit = false;
 	int i;
 
-	v = bpf_map_lookup_elem(&lat_cgv, &id);
-	if (v)
-		return *v == 1;
 	for (i = 0; i < LAT_CG_DEPTH && c; i++) {
 		__u64 a = BPF_CORE_READ(c, kn, id);
 
-		if (bpf_map_lookup_elem(&lat_cgroups, &a)) {
-			hit = true;
-			break;
-		}
+		if (bpf_map_lookup_elem(&lat_cgroups, &a))
+			return true;
 		/* self, a cgroup's own css, is its first member */
 		c = (struct cgroup *)BPF_CORE_READ(c, self.parent);
 	}
-	bpf_map_update_elem(&lat_cgv, &id, hit ? &yes : &no, BPF_ANY);
+	return false;
+}
+
+/* id: the cgroup's id; cg: the cgroup, for the walk on a miss */
+static __always_inline bool lat_cg_is_target(__u64 id, __u64 cg)
+{
+	__u32 k = (__u32)id & lat_targ.cg_mask;
+	__u64 *e = bpf_map_lookup_elem(&lat_cgv, &k);
+	bool hit;
+
+	if (e && (*e >> 2) == id)
+		return (*e & 3) == 1;
+	hit = lat_cg_walk(cg);
+	if (e && id < (1ULL << 62))
+		*e = id << 2 | (hit ? 1 : 2);
 	return hit;
 }
 
-/* t: the task, or NULL for the current one */
-static __always_inline bool lat_in_cgroups(struct task_struct *t)
+/* t: a task through a BTF pointer (btf) or not; NULL: the current one */
+static __always_inline bool lat_in_cgroups(struct task_struct *t, bool btf)
 {
-	if (!t)
+	struct cgroup *cg;
+
+	if (!t) {
 		t = (struct task_struct *)bpf_get_current_task();
-	return lat_cg_walk((__u64)BPF_CORE_READ(t, cgroups, dfl_cgrp));
+		cg = BPF_CORE_READ(t, cgroups, dfl_cgrp);
+		return lat_cg_is_target(bpf_get_current_cgroup_id(), (__u64)cg);
+	}
+	if (btf) {	/* plain loads */
+		cg = t->cgroups->dfl_cgrp;
+		return lat_cg_is_target(cg->kn->id, (__u64)cg);
+	}
+	cg = BPF_CORE_READ(t, cgroups, dfl_cgrp);
+	return lat_cg_is_target(BPF_CORE_READ(cg, kn, id), (__u64)cg);
 }
 
-/* t (NULL: current), with its tgid and tid */
+/* t (NULL: current), with its tgid and tid; btf: t is a BTF pointer */
 static __always_inline bool lat_task_is_target(struct task_struct *t, __u32 tgid,
-					       __u32 tid)
+					       __u32 tid, bool btf)
 {
 	__u32 i;
 
@@ -113,7 +133,7 @@ static __always_inline bool lat_task_is_target(struct task_struct *t, __u32 tgid
 			if (lat_targ.tids[i] == tid)
 				return true;
 	}
-	return (lat_targ.mode & LAT_TARG_CGROUP) && lat_in_cgroups(t);
+	return (lat_targ.mode & LAT_TARG_CGROUP) && lat_in_cgroups(t, btf);
 }
 
 /* The current task, for tracepoints that fire in its context; with no
@@ -125,7 +145,7 @@ static __always_inline bool lat_current_is_target(void)
 	if (!lat_filtering())
 		return true;
 	id = bpf_get_current_pid_tgid();
-	return lat_task_is_target(NULL, (__u32)(id >> 32), (__u32)id);
+	return lat_task_is_target(NULL, (__u32)(id >> 32), (__u32)id, false);
 }
 
 #endif

@@ -434,6 +434,11 @@ static int trace_main(int argc, char **argv, int sub)
 			fprintf(stderr, "latbpf: --baseline: out of memory; going on without\n");
 	}
 	err = lat_scope_load(&a.tgt, &a.run);
+	if (err == -ESRCH) {
+		fprintf(stderr, "latbpf: the target exited before latbpf attached\n");
+		code = EXIT_USAGE;
+		goto out;
+	}
 	if (err) {
 		if (err == -EPERM)
 			fprintf(stderr, "latbpf: not permitted to load BPF: run as root, "

@@ -223,6 +223,11 @@ void lat_provenance_publish(const struct lat_provenance *p, struct lat_snap *s,
 
 		lat_pub_ids(s, "pids", g->pids, (int)g->npids);
 		lat_pub_ids(s, "tids", g->tids, (int)g->ntids);
+		/* latbpf in a container: the kernel's ids of the same tasks */
+		if (g->ns_inum && g->host_pids) {
+			lat_pub_ids(s, "host_pids", g->host_pids, (int)g->npids);
+			lat_pub_ids(s, "host_tids", g->host_tids, (int)g->ntids);
+		}
 		lat_pub_list(s, "cgroups", NULL);
 		for (i = 0; i < g->ncg; i++)
 			lat_pub_str(s, NULL, g->cg_path[i]);
@@ -281,6 +286,9 @@ void lat_provenance_text(const struct lat_provenance *p, FILE *f, __u64 elapsed_
 		}
 		fprintf(f, "%s%s %u", k ? ", " : "", k < g->npids ? "pid" : "tid",
 			k < g->npids ? g->pids[k] : g->tids[k - g->npids]);
+		if (g->ns_inum && g->host_pids)
+			fprintf(f, " (host %u)", k < g->npids ? g->host_pids[k] :
+				g->host_tids[k - g->npids]);
 	}
 	if (comm[0])
 		fprintf(f, " (%s)", comm);

@@ -139,8 +139,8 @@ static void set_bit(struct lat_tgt *g, int which, __u32 id, bool on)
 {
 	__u64 bit = 1ULL << (id & 63), *w;
 
-	if ((size_t)(id >> 6) >= g->bits_len / 8)
-		return;
+	if (!id || (size_t)(id >> 6) >= g->bits_len / 8)
+		return;	/* 0: a task that vanished, or the idle tasks */
 	w = &g->bits[which][id >> 6];
 	if (on)
 		__atomic_fetch_or(w, bit, __ATOMIC_RELAXED);
@@ -155,23 +155,106 @@ static bool get_bit(const struct lat_tgt *g, int which, __u32 id)
 	return (__atomic_load_n(&g->bits[which][id >> 6], __ATOMIC_RELAXED) >> (id & 63)) & 1;
 }
 
+/* latbpf's pid namespace when it is not the initial one (whose inode is
+ * fixed: PROC_PID_INIT_INO), else 0 */
+static __u32 child_pid_ns(void)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st) || st.st_ino == 0xEFFFFFFCU)
+		return 0;
+	return (__u32)st.st_ino;
+}
+
+static int by_ns_tid(const void *a, const void *b)
+{
+	const struct lat_nsid *x = a, *y = b;
+
+	return (x->ns_tid > y->ns_tid) - (x->ns_tid < y->ns_tid);
+}
+
+/* The namespace's tasks now, from the iterator, sorted by ns_tid */
+static int read_nsids(struct lat_tgt *g)
+{
+	struct bpf_link *link = bpf_program__attach_iter(g->skel->progs.lat_ns_ids, NULL);
+	size_t cap = 0, got = 0;
+	char *buf = NULL;
+	ssize_t n;
+	int fd, err = 0;
+
+	if (!link)
+		return -errno;
+	if ((fd = bpf_iter_create(bpf_link__fd(link))) < 0) {
+		err = -errno;
+		goto out;
+	}
+	for (;;) {
+		if (cap - got < 4096) {
+			char *m = realloc(buf, cap = cap ? 2 * cap : 65536);
+
+			if (!m) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = m;
+		}
+		if ((n = read(fd, buf + got, cap - got)) < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? -errno : 0;
+			break;
+		}
+		got += (size_t)n;
+	}
+	close(fd);
+	if (!err) {
+		free(g->nsids);
+		g->nsids = (struct lat_nsid *)buf;
+		g->nnsids = got / sizeof(struct lat_nsid);
+		buf = NULL;
+		qsort(g->nsids, g->nnsids, sizeof(*g->nsids), by_ns_tid);
+	}
+out:
+	free(buf);
+	bpf_link__destroy(link);
+	return err;
+}
+
+/* The kernel's id of a task latbpf's namespace calls id (itself outside
+ * a namespace); 0 if that namespace has no such task */
+static __u32 host_of(const struct lat_tgt *g, __u32 id)
+{
+	struct lat_nsid key = { .ns_tid = id }, *r;
+
+	if (!g->ns_inum)
+		return id;
+	r = bsearch(&key, g->nsids, g->nnsids, sizeof(key), by_ns_tid);
+	return r ? r->tid : 0;
+}
+
 /* A process and its threads become targets; with follow, its new
  * processes too. Its own bits first: a thread it starts meanwhile is the
  * fork program's. */
 static void add_process(struct lat_tgt *g, pid_t pid, bool follow)
 {
+	__u32 hp = host_of(g, (__u32)pid);
 	char path[64];
 	struct dirent *d;
 	DIR *dir;
 
-	set_bit(g, PBITS, (__u32)pid, true);
-	set_bit(g, FBITS, (__u32)pid, follow);
+	if (!hp)
+		return;
+	set_bit(g, PBITS, hp, true);
+	set_bit(g, FBITS, hp, follow);
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	if (!(dir = opendir(path)))
 		return;
-	while ((d = readdir(dir)))
-		if (d->d_name[0] != '.')
-			set_bit(g, TBITS, (__u32)atoi(d->d_name), true);
+	while ((d = readdir(dir))) {
+		__u32 ht = d->d_name[0] != '.' ? host_of(g, (__u32)atoi(d->d_name)) : 0;
+
+		if (ht)
+			set_bit(g, TBITS, ht, true);
+	}
 	closedir(dir);
 }
 
@@ -211,9 +294,9 @@ static void add_descendants(struct lat_tgt *g)
 		while ((d = readdir(dir))) {
 			pid_t pid = atoi(d->d_name), pp;
 
-			if (pid <= 0 || get_bit(g, FBITS, (__u32)pid))
+			if (pid <= 0 || get_bit(g, FBITS, host_of(g, (__u32)pid)))
 				continue;
-			if ((pp = ppid_of(pid)) > 0 && get_bit(g, FBITS, (__u32)pp)) {
+			if ((pp = ppid_of(pid)) > 0 && get_bit(g, FBITS, host_of(g, (__u32)pp))) {
 				add_process(g, pid, true);
 				more = true;
 			}
@@ -225,9 +308,35 @@ static void add_descendants(struct lat_tgt *g)
 /* A tid set from /proc may have exited and been reused before its bit was
  * set; a fork after the program's attach is decided there, so one look
  * now at each set tid's process settles the rest. */
+static void drop_strangers_ns(struct lat_tgt *g)
+{
+	size_t words = g->bits_len / 8;
+	__u64 *keep = calloc(words ? words : 1, sizeof(*keep));
+
+	if (!keep || read_nsids(g)) {
+		free(keep);
+		return;
+	}
+	for (size_t i = 0; i < g->nnsids; i++) {
+		const struct lat_nsid *r = &g->nsids[i];
+
+		if ((size_t)(r->tid >> 6) < words && get_bit(g, PBITS, r->tgid))
+			keep[r->tid >> 6] |= 1ULL << (r->tid & 63);
+	}
+	for (size_t w = 0; w < words; w++)
+		for (__u64 v = g->bits[TBITS][w] & ~keep[w]; v; v &= v - 1)
+			set_bit(g, TBITS, (__u32)(w * 64 + (size_t)__builtin_ctzll(v)), false);
+	free(keep);
+}
+
 static void drop_strangers(struct lat_tgt *g)
 {
 	char path[64], line[128];
+
+	if (g->ns_inum) {
+		drop_strangers_ns(g);
+		return;
+	}
 
 	for (size_t w = 0; w < g->bits_len / 8; w++) {
 		__u64 v = g->bits[TBITS][w];
@@ -272,10 +381,16 @@ static int load(struct lat_tgt *g, bool map)
 	} else {
 		bpf_program__set_autoload(s->progs.lat_fork, false);
 	}
+	bpf_program__set_autoload(s->progs.lat_ns_ids, g->ns_inum != 0);
+	s->rodata->ns_inum = g->ns_inum;
 	if (g->ncg) {
+		__u32 n = 1, want = lat_env_entries("LATBPF_CGROUP_CACHE", 4096);
+
+		while (n < want && n < (1U << 20))
+			n <<= 1;	/* a power of two: slot = id & mask */
+		g->t.cg_mask = n - 1;
 		bpf_map__set_max_entries(s->maps.lat_cgroups, (__u32)g->ncg);
-		bpf_map__set_max_entries(s->maps.lat_cgv,
-			lat_env_entries("LATBPF_CGROUP_CACHE", 4096));
+		bpf_map__set_max_entries(s->maps.lat_cgv, n);
 	}
 	if ((err = target_bpf__load(s)))
 		return err;
@@ -301,6 +416,32 @@ static int load(struct lat_tgt *g, bool map)
 	return 0;
 }
 
+/* The ids as given, in latbpf's namespace, to the kernel's: the short
+ * list in .rodata; the bitmap translates as it goes */
+static int translate(struct lat_tgt *g)
+{
+	int err = read_nsids(g);
+	__u32 i;
+
+	if (err)
+		return err;
+	g->host_pids = calloc(g->npids + 1, sizeof(__u32));
+	g->host_tids = calloc(g->ntids + 1, sizeof(__u32));
+	if (!g->host_pids || !g->host_tids)
+		return -ENOMEM;
+	for (i = 0; i < g->npids; i++)
+		if (!(g->host_pids[i] = host_of(g, g->pids[i])))
+			return -ESRCH;	/* exited since */
+	for (i = 0; i < g->ntids; i++)
+		if (!(g->host_tids[i] = host_of(g, g->tids[i])))
+			return -ESRCH;
+	for (i = 0; i < g->t.n_tgids; i++)
+		g->t.tgids[i] = host_of(g, g->t.tgids[i]);
+	for (i = 0; i < g->t.n_tids; i++)
+		g->t.tids[i] = host_of(g, g->t.tids[i]);
+	return 0;
+}
+
 int lat_scope_load(struct lat_tgt *g, struct lat_run *run)
 {
 	bool map = g->t.mode & LAT_TARG_MAP;
@@ -308,10 +449,14 @@ int lat_scope_load(struct lat_tgt *g, struct lat_run *run)
 	__u32 i;
 
 	run->tbits_fd = run->cgroups_fd = run->cgv_fd = -1;
-	if (!g->t.mode)
+	g->ns_inum = g->npids || g->ntids ? child_pid_ns() : 0;
+	if (!g->t.mode && !g->ns_inum)
 		return 0;
 	if ((err = load(g, map)))
 		return err;
+	if (g->ns_inum && (err = translate(g)))
+		return err;
+	run->target = g->t;
 	run->tbits_fd = bpf_map__fd(g->skel->maps.lat_tbits);
 	run->cgroups_fd = bpf_map__fd(g->skel->maps.lat_cgroups);
 	run->cgv_fd = bpf_map__fd(g->skel->maps.lat_cgv);
@@ -320,12 +465,13 @@ int lat_scope_load(struct lat_tgt *g, struct lat_run *run)
 	/* the fork program first, then what exists: nothing falls between */
 	if ((err = target_bpf__attach(g->skel)))
 		return err;
-	run->tbits = g->bits[TBITS];
+	/* in a namespace the bitmap's tids are not latbpf's to look up */
+	run->tbits = g->ns_inum ? NULL : g->bits[TBITS];
 	run->tbits_words = g->bits_len / 8;
 	for (i = 0; i < g->npids; i++)
 		add_process(g, (pid_t)g->pids[i], g->follow);
 	for (i = 0; i < g->ntids; i++)
-		set_bit(g, TBITS, g->tids[i], true);
+		set_bit(g, TBITS, host_of(g, g->tids[i]), true);
 	if (g->follow) {
 		add_descendants(g);
 		add_descendants(g);	/* those started during the first look */
@@ -333,7 +479,7 @@ int lat_scope_load(struct lat_tgt *g, struct lat_run *run)
 	drop_strangers(g);
 	/* the --tid targets have no process bit: set them again */
 	for (i = 0; i < g->ntids; i++)
-		set_bit(g, TBITS, g->tids[i], true);
+		set_bit(g, TBITS, host_of(g, g->tids[i]), true);
 	return 0;
 }
 
@@ -363,4 +509,9 @@ void lat_scope_cleanup(struct lat_tgt *g)
 	for (int i = 0; i < g->ncg; i++)
 		free(g->cg_path[i]);
 	g->ncg = 0;
+	free(g->host_pids);
+	free(g->host_tids);
+	free(g->nsids);
+	g->host_pids = g->host_tids = NULL;
+	g->nsids = NULL;
 }

@@ -24,6 +24,12 @@ struct lat_tgt {
 	__u64 cg_id[LAT_MAX_TARGETS];
 	int ncg;
 	struct target_bpf *skel;	/* the fork follower, its bitmaps mapped */
+	/* latbpf in a child pid namespace (a container): the ids as given
+	 * are its, the kernel's differ; host_* are the kernel's */
+	__u32 ns_inum;			/* that namespace's inode, 0 in the initial one */
+	__u32 *host_pids, *host_tids;	/* npids, ntids of them */
+	struct lat_nsid *nsids;		/* the namespace's tasks, by ns_tid */
+	size_t nnsids;
 	__u64 *bits[3];			/* by tid, by tgid: threads, children */
 	size_t bits_len;
 };

@@ -21,8 +21,14 @@ struct lat_target {
 	__u32 tgids[LAT_MAX_TARGETS];
 	__u32 tids[LAT_MAX_TARGETS];
 	__u32 mode;
-	__u32 _pad;
+	__u32 cg_mask;	/* LAT_TARG_CGROUP: slots of the answer cache - 1 */
 };
+/* one task of latbpf's own pid namespace (bpf/target.bpf.c's iterator) */
+struct lat_nsid {
+	__u32 tid, tgid;	/* the kernel's */
+	__u32 ns_tid, ns_tgid;	/* in latbpf's namespace */
+};
+
 _Static_assert(sizeof(struct lat_target) == 16 + 8 * LAT_MAX_TARGETS,
 	       "lat_target layout is shared with BPF");
 
