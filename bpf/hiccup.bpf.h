@@ -37,6 +37,17 @@ const volatile __u64 threshold_ns = 1000000;
 
 #define MAX_CPUS 1024	/* the loader sizes the arrays to the possible CPUs */
 
+/* --cpus: the watched CPUs, as if a target always waited there: every
+ * task that runs on one (but the idle task) and every interrupt is
+ * charged, each run recorded as LAT_HC_RAN. Off: no code. */
+const volatile bool en_watch = false;
+const volatile __u64 watch_cpus[MAX_CPUS / 64] = {};
+
+static __always_inline bool hc_watched(__u32 cpu)
+{
+	return en_watch && cpu < MAX_CPUS && ((watch_cpus[cpu / 64] >> (cpu % 64)) & 1);
+}
+
 /* the generation of hc_intruders charged now (latbpf/hiccup.h): the
  * loader's, flipped at every poll */
 volatile __u32 hc_gen = 0;
@@ -278,7 +289,11 @@ static __always_inline void hc_record(__u32 cpu, __u64 kind, __u64 d)
 		return;
 	c->count[kind]++;
 	c->stolen_ns[kind] += d;
-	lat_hist_record(kind <= LAT_HC_WAKEUP ? &c->task_hist : &c->intr_hist, d);
+	/* as an offset: a select between two pointers can compile to a
+	 * bitwise operation on a pointer, which the verifier refuses */
+	lat_hist_record((struct lat_hist *)((char *)c + (LAT_HC_TASK_KIND(kind) ?
+			__builtin_offsetof(struct lat_hc_cpu, task_hist) :
+			__builtin_offsetof(struct lat_hc_cpu, intr_hist))), d);
 }
 
 /* w: the state of CPU oc, whose window the wait was in */
@@ -324,6 +339,36 @@ static __always_inline void hc_event(__u32 cpu, __u32 kind, __u64 d, __u64 now,
 	bpf_ringbuf_submit(e, 0);
 }
 
+/* --cpus: task t ran d ns on the watched CPU cpu; it is its own intruder */
+static __always_inline void hc_ran_event(__u32 cpu, __u64 d, __u64 now, struct task_struct *t,
+					 __u32 who)
+{
+	struct lat_hc_event *e;
+	struct lat_hc_cpu *c;
+
+	if (d < threshold_ns)
+		return;
+	e = bpf_ringbuf_reserve(&hc_events, sizeof(*e), 0);
+	if (!e) {
+		c = bpf_map_lookup_elem(&hc_cpu, &cpu);
+		if (c)
+			c->events_lost++;
+		return;
+	}
+	e->ts_ns = now;
+	e->duration_ns = d;
+	e->cpu = cpu;
+	e->tid = t->pid;
+	e->kind = LAT_HC_RAN;
+	e->who = who;
+	e->pid = t->pid;
+	e->_pad = 0;
+	e->who_ns = d;
+	__builtin_memcpy(e->name, t->comm, sizeof(e->name));	/* plain loads */
+	__builtin_memcpy(e->comm, t->comm, sizeof(e->comm));
+	bpf_ringbuf_submit(e, 0);
+}
+
 /* tp, tn: the hiccup records of prev and next (NULL unless targets); kept in
  * the sched object's per-task storage, one lookup for both families */
 static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *prev,
@@ -331,7 +376,7 @@ static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *p
 					     struct hc_task *tn, bool tnext, __u64 *clock)
 {
 	__u32 cpu = bpf_get_smp_processor_id(), oc;
-	bool stale;
+	bool stale, watched = hc_watched(cpu);
 	struct hc_state *s, *w;
 	struct lat_hc_cpu *c;
 	struct hc_task *t;
@@ -342,7 +387,11 @@ static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *p
 		return;
 	if (s->cur_target != tnext)	/* no store on the common path */
 		s->cur_target = tnext;
-	if (!s->nwait && !tp && !tn)
+	/* opaque to the compiler, which would otherwise test (tp | tn), a
+	 * bitwise operation on pointers that the verifier refuses */
+	barrier_var(tp);
+	barrier_var(tn);
+	if (!s->nwait && !tp && !tn && !watched)
 		return;
 	now = lat_clock(clock);
 
@@ -367,8 +416,19 @@ static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *p
 		from = s->cur_start > s->wait_since ? s->cur_start : s->wait_since;
 		d = now - from;
 		d = d > s->irq_in_window ? d - s->irq_in_window : 0;
-		if (d)
+		/* on a watched CPU a task's whole run is charged below */
+		if (d && (!watched || !prev->pid))
 			hc_charge(cpu, s, hc_task_who(prev), prev->pid, d, prev);
+	}
+	/* a watched CPU: every run but the idle task's */
+	if (watched && prev->pid && s->cur_start) {
+		__u32 who = hc_task_who(prev);
+
+		d = now - s->cur_start;
+		d = d > s->irq_in_window ? d - s->irq_in_window : 0;
+		hc_charge(cpu, s, who, prev->pid, d, prev);
+		hc_record(cpu, LAT_HC_RAN, d);
+		hc_ran_event(cpu, d, now, prev, who);
 	}
 	s->cur_start = now;
 	s->irq_in_window = 0;
@@ -408,19 +468,22 @@ static __always_inline struct hc_state *hc_intr_state(__u32 *cpu)
 
 	*cpu = bpf_get_smp_processor_id();
 	s = bpf_map_lookup_elem(&hc_state, cpu);
-	return s && (s->cur_target || s->nwait) ? s : NULL;
+	return s && (s->cur_target || s->nwait || hc_watched(*cpu)) ? s : NULL;
 }
 
 static __always_inline void hc_intr_done(__u32 cpu, struct hc_state *s, __u32 kind,
 				      __u32 who, __u32 id, __u64 d, const char *name)
 {
-	if (s->cur_target) {
+	bool watched = hc_watched(cpu);
+
+	/* a target's own CPU, or a watched one: the interrupt is recorded;
+	 * inside a window or on a watched CPU, taken off the task's run */
+	if (s->cur_target || watched)
 		hc_record(cpu, kind, d);
-		hc_charge_intr(cpu, s, who, id, d, name);
-	} else if (s->nwait) {
+	if ((!s->cur_target && s->nwait) || watched)
 		s->irq_in_window += d;
+	if (s->cur_target || s->nwait || watched)
 		hc_charge_intr(cpu, s, who, id, d, name);
-	}
 }
 
 SEC("tp_btf/irq_handler_entry")

@@ -79,7 +79,7 @@ struct hiccup {
 #define ACC_HIGH 4096
 
 static const char *const kind_name[LAT_HC_NR_KINDS] = {
-	"preempted", "wakeup", "irq", "softirq", "nmi"
+	"preempted", "wakeup", "irq", "softirq", "nmi", "ran"
 };
 /* a threaded interrupt handler is an IRQ intruder, whatever runs it */
 static const char *const who_name[LAT_HC_NR_WHO] = {
@@ -116,6 +116,13 @@ static void hiccup_configure(struct sched_bpf *skel, void *priv, bool btf)
 		return;	/* needs BTF pointers and task storage: stays off */
 	skel->rodata->en_hiccup = true;
 	skel->rodata->threshold_ns = h->cfg.threshold_ns;
+	/* --cpus */
+	for (int c = 0; c < n && c < 1024 && c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, &h->run->opts->watch))
+			continue;
+		skel->rodata->en_watch = true;
+		skel->rodata->watch_cpus[c / 64] |= 1ULL << (c % 64);
+	}
 	bpf_map__set_max_entries(skel->maps.hc_state, n);
 	bpf_map__set_max_entries(skel->maps.hc_cpu, n);
 	bpf_map__set_max_entries(skel->maps.hc_intruders,
@@ -750,7 +757,9 @@ static void publish_cpu(struct hiccup *h, struct lat_snap *s, __u32 c, bool iv, 
 	char cpu[16], tag[24];
 	int k;
 
-	for (k = LAT_HC_PREEMPTED; k <= LAT_HC_WAKEUP; k++) {
+	for (k = 0; k < LAT_HC_NR_KINDS; k++) {
+		if (!LAT_HC_TASK_KIND(k))
+			continue;
 		task_iv += now->stolen_ns[k] - b->stolen_ns[k];
 		task_run += now->stolen_ns[k];
 	}
@@ -763,6 +772,7 @@ static void publish_cpu(struct hiccup *h, struct lat_snap *s, __u32 c, bool iv, 
 	snprintf(tag, sizeof(tag), "cpu%u", c);
 	lat_pub_label(s, "cpu", cpu, tag);
 	lat_pub_num(s, "cpu", c);
+	lat_pub_bool(s, "watched", CPU_ISSET(c, &h->run->opts->watch));
 	lat_pub_ids(s, "pinned_tids", h->pinned[c], h->npinned[c]);
 	lat_pub_count(s, "count", now->task_hist.count - b->task_hist.count,
 		      now->task_hist.count);
@@ -772,7 +782,7 @@ static void publish_cpu(struct hiccup *h, struct lat_snap *s, __u32 c, bool iv, 
 	lat_pub_flags(lat_pub_dur(s, "max_ns", h->iv.task_hist.max, now->task_hist.max),
 		      LAT_F_GAUGE);
 	/* in Prometheus: latbpf_hiccup_stolen_seconds{cpu} (DESIGN.md) */
-	struct lat_node *hist = lat_pub_hist(s, "hist", "hiccups (preempted, wakeup)",
+	struct lat_node *hist = lat_pub_hist(s, "hist", "hiccups (preempted, wakeup, ran)",
 					     &now->task_hist, &b->task_hist);
 	if (hist)
 		hist->metric = "stolen";
@@ -844,11 +854,13 @@ static void hiccup_publish(void *priv, struct lat_snap *s)
 
 	lat_pub_obj(s, "hiccup", "hiccup: who had the target's CPU while it wanted it");
 	lat_pub_num(s, "threshold_ns", (__s64)h->cfg.threshold_ns);
-	lat_pub_list(s, "cpus", "per CPU (pinned first)");
+	lat_pub_list(s, "cpus", "per CPU (pinned and watched first)");
 	/* pinned CPUs first, then every CPU the target waited on */
 	for (pass = 0; pass < 2; pass++) {
 		for (c = 0; c < (__u32)h->run->ncpus; c++) {
-			bool pinned = h->npinned[c] > 0;
+			/* watched CPUs with the pinned ones: always shown */
+			bool pinned = h->npinned[c] > 0 || (c < CPU_SETSIZE &&
+							     CPU_ISSET(c, &h->run->opts->watch));
 			const struct lat_hc_cpu *n = &h->now[c], *b = &h->before[c];
 			bool iv = n->task_hist.count != b->task_hist.count ||
 				  n->intr_hist.count != b->intr_hist.count;

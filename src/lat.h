@@ -37,6 +37,8 @@ struct lat_opts {
 	const char *cgroups[LAT_MAX_TARGETS];	/* --cgroup arguments, unsplit */
 	__u32 n_cgroup_args;
 	bool children;			/* --children */
+	cpu_set_t watch;		/* --cpus: the hiccup family watches these */
+	bool probes_given;		/* --probes was on the command line */
 	unsigned probes;		/* bit i: lat_modules[i] */
 	__u64 interval_ns, duration_ns;
 	bool no_tui, verbose, baseline, bpf_stats;

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "lat.h"
 
 /* --help, with each family's own options from its table */
@@ -32,6 +33,8 @@ void lat_usage(FILE *f)
 "      --cgroup PATH[,PATH...]  every task in these cgroup v2 subtrees, also\n"
 "                            ones that join later (a systemd service, a\n"
 "                            container); PATH as in /proc/PID/cgroup works\n"
+"      --cpus LIST           hiccup: also watch these CPUs, whatever runs\n"
+"                            there (alone: no target, hiccup only)\n"
 "  -- COMMAND [ARG...]       start COMMAND after attaching; trace it and\n"
 "                            every process it starts; end when it exits\n"
 "What and how:\n"
@@ -243,11 +246,43 @@ void lat_opt_refused(const char *prog, const char *help, int c, char **argv,
 }
 
 enum { OPT_PROBES = 256, OPT_JSON, OPT_HLOG, OPT_PROM, OPT_NO_TUI, OPT_BASELINE, OPT_BPF_STATS,
-       OPT_CGROUP, OPT_CHILDREN,
+       OPT_CGROUP, OPT_CHILDREN, OPT_CPUS,
        OPT_FAMILY = 1024 /* + index into the family options */ };
 
 #define MAX_FAMILY_OPTS 32
 #define SHORTS "p:t:i:d:vVh"
+
+/* --cpus LIST: CPUs that exist here (the possible ones), at least one */
+static int parse_watch(const char *arg, cpu_set_t *set)
+{
+	char buf[256] = "", q[LAT_ARG_MAX], have[256];
+	cpu_set_t possible, extra;
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
+
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	if (lat_parse_cpulist(buf, &possible) || !CPU_COUNT(&possible)) {
+		CPU_ZERO(&possible);
+		for (long c = 0; c < sysconf(_SC_NPROCESSORS_CONF) && c < CPU_SETSIZE; c++)
+			CPU_SET(c, &possible);
+	}
+	lat_term_arg(q, sizeof(q), arg);
+	if (lat_parse_cpulist(arg, set) || !CPU_COUNT(set)) {
+		fprintf(stderr, "latbpf: bad --cpus '%s' (a CPU list: 1, 2-7, 0,4-5)\n", q);
+		return -EINVAL;
+	}
+	CPU_XOR(&extra, set, &possible);
+	CPU_AND(&extra, &extra, set);
+	if (CPU_COUNT(&extra)) {
+		fprintf(stderr, "latbpf: --cpus '%s': no such CPU here (CPUs %s)\n", q,
+			lat_fmt_cpulist(have, sizeof(have), &possible));
+		return -EINVAL;
+	}
+	return 0;
+}
 
 /* The trace command's options: the common ones, then every family's own. */
 int lat_opts_parse(int argc, char **argv, struct lat_opts *o)
@@ -257,6 +292,7 @@ int lat_opts_parse(int argc, char **argv, struct lat_opts *o)
 		{ "tid", required_argument, 0, 't' },
 		{ "cgroup", required_argument, 0, OPT_CGROUP },
 		{ "children", no_argument, 0, OPT_CHILDREN },
+		{ "cpus", required_argument, 0, OPT_CPUS },
 		{ "probes", required_argument, 0, OPT_PROBES },
 		{ "interval", required_argument, 0, 'i' },
 		{ "duration", required_argument, 0, 'd' },
@@ -318,7 +354,11 @@ int lat_opts_parse(int argc, char **argv, struct lat_opts *o)
 		case OPT_CHILDREN:
 			o->children = true;
 			break;
+		case OPT_CPUS:
+			err = parse_watch(optarg, &o->watch);
+			break;
 		case OPT_PROBES:
+			o->probes_given = true;
 			err = lat_parse_probes(optarg, &o->probes);
 			break;
 		case 'i':
@@ -388,6 +428,10 @@ int lat_opts_parse(int argc, char **argv, struct lat_opts *o)
 		fprintf(stderr, "latbpf: a COMMAND and --pid/--tid exclude each other\n");
 		return -EINVAL;
 	}
+	/* --cpus alone: no task is a target, so only hiccup has something */
+	if (CPU_COUNT(&o->watch) && !o->n_pids && !o->n_tids && !o->n_cgroup_args &&
+	    !o->command && !o->probes_given)
+		lat_parse_probes("hiccup", &o->probes);
 	if (o->children && !o->n_pids) {
 		fprintf(stderr, "latbpf: --children follows what --pid's processes start "
 			"(a COMMAND's are followed already); give --pid\n");

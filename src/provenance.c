@@ -233,6 +233,11 @@ void lat_provenance_publish(const struct lat_provenance *p, struct lat_snap *s,
 			lat_pub_str(s, NULL, g->cg_path[i]);
 		lat_pub_end(s);
 		lat_pub_bool(s, "children", g->follow);
+		if (CPU_COUNT(&p->opts->watch)) {
+			char l[256];
+
+			lat_pub_str(s, "cpus", lat_fmt_cpulist(l, sizeof(l), &p->opts->watch));
+		}
 		lat_pub_str(s, "comm", g->comm);
 		if (p->pid_cgroup[0])
 			lat_pub_str(s, "pid_cgroup", p->pid_cgroup);
@@ -276,7 +281,9 @@ void lat_provenance_text(const struct lat_provenance *p, FILE *f, __u64 elapsed_
 	lat_term_str(comm, sizeof(comm), g->comm);
 	lat_provenance_host_text(p, f);
 	fputs("target: ", f);
-	if (!g->npids && !g->ntids && !g->ncg)
+	if (g->t.mode & LAT_TARG_NONE)
+		fputs("none", f);
+	else if (!g->npids && !g->ntids && !g->ncg)
 		fputs("whole system", f);
 	/* thousands of ids: the first 8 and a count (the JSON has them all) */
 	for (k = 0; k < g->npids + g->ntids; k++) {
@@ -299,6 +306,12 @@ void lat_provenance_text(const struct lat_provenance *p, FILE *f, __u64 elapsed_
 
 		lat_term_str(cg, sizeof(cg), g->cg_path[i]);
 		fprintf(f, "%scgroup %s", i || g->npids || g->ntids ? ", " : "", cg);
+	}
+	if (CPU_COUNT(&p->opts->watch)) {
+		char l[256];
+
+		fprintf(f, ", watching CPU%s %s", CPU_COUNT(&p->opts->watch) > 1 ? "s" : "",
+			lat_fmt_cpulist(l, sizeof(l), &p->opts->watch));
 	}
 	if (p->away && CPU_COUNT(&p->away->avoid)) {
 		char pin[128], on[128];

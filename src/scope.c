@@ -98,6 +98,11 @@ int lat_scope_init(struct lat_tgt *g, const struct lat_opts *o)
 	bool have_root = cgroup2_mount(root, sizeof(root));
 	int err = 0;
 
+	/* --cpus alone: the hiccup family watches those CPUs, no task is a
+	 * target */
+	if (CPU_COUNT(&o->watch) && !o->n_pids && !o->n_tids && !o->command &&
+	    !o->n_cgroup_args)
+		g->t.mode |= LAT_TARG_NONE;
 	g->follow = o->children || o->command;
 	if (g->follow) {
 		g->t.mode |= LAT_TARG_MAP;
@@ -450,7 +455,7 @@ int lat_scope_load(struct lat_tgt *g, struct lat_run *run)
 
 	run->tbits_fd = run->cgroups_fd = run->cgv_fd = -1;
 	g->ns_inum = g->npids || g->ntids ? child_pid_ns() : 0;
-	if (!g->t.mode && !g->ns_inum)
+	if (!(g->t.mode & (LAT_TARG_MAP | LAT_TARG_CGROUP)) && !g->ns_inum)
 		return 0;
 	if ((err = load(g, map)))
 		return err;

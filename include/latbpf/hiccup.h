@@ -12,8 +12,11 @@ enum lat_hc_kind {
 	LAT_HC_IRQ,		/* hard IRQ handler while it was on CPU */
 	LAT_HC_SOFTIRQ,		/* softirq while it was on CPU (nested IRQs excluded) */
 	LAT_HC_NMI,		/* NMI handler while it was on CPU */
+	LAT_HC_RAN,		/* --cpus: a task ran on a watched CPU */
 	LAT_HC_NR_KINDS,
 };
+/* the kinds whose samples go into task_hist (the rest: intr_hist) */
+#define LAT_HC_TASK_KIND(k) ((k) <= LAT_HC_WAKEUP || (k) == LAT_HC_RAN)
 
 /* Who had the CPU meanwhile. */
 enum lat_hc_who {
@@ -38,15 +41,16 @@ struct lat_hc_cpu {
 	__u64 stolen_ns[LAT_HC_NR_KINDS];
 	__u64 events_lost;	/* ring buffer full */
 	__u64 unseen;		/* waits whose end the kernel never traced */
-	struct lat_hist task_hist;	/* PREEMPTED and WAKEUP intervals */
+	struct lat_hist task_hist;	/* PREEMPTED, WAKEUP and RAN intervals */
 	struct lat_hist intr_hist;	/* IRQ, SOFTIRQ and NMI intervals */
 	/* charges that found hc_intruders full: how many, and their time (the
 	 * stolen time is still counted above, only its intruder is lost). With
 	 * them the 16 bytes above make whole cache lines: CPUs share none. */
 	__u64 intruders_lost;
 	__u64 intruders_lost_ns;
+	__u64 _pad[6];
 };
-_Static_assert(sizeof(struct lat_hc_cpu) == 8 * (2 * LAT_HC_NR_KINDS + 2 + 2) +
+_Static_assert(sizeof(struct lat_hc_cpu) == 8 * (2 * LAT_HC_NR_KINDS + 2 + 2 + 6) +
 		       2 * sizeof(struct lat_hist), "lat_hc_cpu layout is shared with BPF");
 _Static_assert(sizeof(struct lat_hc_cpu) % 64 == 0, "one CPU's entry, its own cache lines");
 

@@ -14,6 +14,7 @@
 /* lat_target.mode */
 #define LAT_TARG_MAP	1	/* tids in the lat_tbits bitmap, kept by bpf/target.bpf.c */
 #define LAT_TARG_CGROUP	2	/* tasks under the cgroups in lat_cgroups */
+#define LAT_TARG_NONE	4	/* no task (--cpus alone: only the watched CPUs) */
 
 struct lat_target {
 	__u32 n_tgids;	/* 0, n_tids 0 and mode 0: the whole system */

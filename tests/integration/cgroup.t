@@ -29,7 +29,7 @@ cleanup_cg() {
 mkdir -p "$CG/sub" || cannot_run "cannot make a cgroup under $MNT"
 progs0=$(tracing_progs)
 N=300
-M=400
+M=600
 
 start_work in --comm insider sleep --sleep 5ms --count $N
 inside=$WORK_PID
@@ -47,13 +47,22 @@ rel=/${CG#"$MNT"/}
 start_latbpf g --cgroup "$rel" --probes sched,fault --per-thread --no-tui --json "$T/g.json"
 ok $? "latbpf --cgroup $rel attached"
 kill -USR1 "$inside" "$outside" "$mover" "$toucher"
-# the mover joins about 1 s into its 2 s; its thread's voluntary switches
+# the mover joins after a quarter of its sleeps (whatever the machine's
+# speed: a qemu guest's timers differ); its thread's voluntary switches
 # at the move are what latbpf must not count
-sleep 1
-mtid=$(ls /proc/"$mover"/task | grep -vx "$mover" | head -1)
-v0=$(awk '/^voluntary_ctxt_switches/ { print $2 }' /proc/"$mover"/task/"$mtid"/status)
+vol() { awk '/^voluntary_ctxt_switches/ { print $2 }' /proc/"$mover"/task/"$mtid"/status 2>/dev/null; }
+for ((i = 0; i < 100; i++)); do
+	mtid=$(ls /proc/"$mover"/task | grep -vx "$mover" | head -1)
+	[ -n "$mtid" ] && break
+	sleep 0.02
+done
+for ((i = 0; i < 500; i++)); do
+	v0=$(vol)
+	[ "${v0:-0}" -ge $((M / 4)) ] && break
+	sleep 0.01
+done
 echo "$mover" >"$CG/cgroup.procs"
-v1=$(awk '/^voluntary_ctxt_switches/ { print $2 }' /proc/"$mover"/task/"$mtid"/status)
+v1=$(vol)
 wait_for "$T/in.work" '^sleeps=' 30
 wait_for "$T/mover.work" '^sleeps=' 30
 wait_for "$T/touch.work" '^touched=' 30
@@ -70,7 +79,10 @@ pids=$(final "$J" '[.sched.threads[].pid] | unique | join(",")')
 faults=$(final "$J" .fault.count)
 diag "inside $inside (thread $itid): $nin sleeps, $rin runq; mover $mover (thread $mtid): voluntary $v0..$v1 at the move, $vend at the end, $nmv sleeps counted; pids seen $pids; faults $faults"
 check "the sleeper in the child cgroup: its $N sleeps ($nin, +-2 %)" between "$nin" $((N * 98 / 100)) $((N + 1))
-check "... and as many run-queue waits ($rin, +-2 %)" between "$rin" $((N * 98 / 100)) $((N + 2))
+# one more per preemption (the kernel's count of the sleepers' own)
+inv=$(sed -n 's/.*nivcsw=\([0-9]*\).*/\1/p' "$T/in.work")
+check "... and as many run-queue waits ($rin, +-2 %, + $inv preemptions)" \
+	between "$rin" $((N * 98 / 100)) $((N + 2 + inv))
 check "the neighbour outside ($outside) is absent" \
 	bash -c "! jq -e 'select(.final) | .sched.threads[] | select(.pid == $outside)' '$J' >/dev/null"
 check "only the cgroup's processes are seen ($pids)" \
@@ -80,7 +92,7 @@ check "only the cgroup's processes are seen ($pids)" \
 lo=$(( (vend - v1) * 98 / 100 ))
 check "the mover, counted from the move on: $nmv sleeps of $((vend - v1))..$((vend - v0 + 1)) after it" \
 	between "$nmv" "$lo" $((vend - v0 + 1))
-check "... and not before it (< $M)" num_le "$nmv" $((M - 50))
+check "... and not before it (< $M)" num_le "$nmv" $((M - M / 5))
 check "faults of the toucher in the parent cgroup: 2000 touches ($faults in [2000, 2064])" \
 	between "$faults" 2000 2064
 check "provenance names the cgroup, resolved" \

@@ -36,14 +36,15 @@ check "provenance: children followed" \
 	bash -c "jq -e 'select(.final) | .run.target.children == true' '$J' >/dev/null"
 
 # 2. --pid P --children: a child from before attach, one started after
-# (P lives until told: latbpf ends when it exits)
-mkfifo "$T/go" "$T/end"
-timeout -s KILL 90 bash -c "
+# (P lives until told: latbpf ends when it exits; told by files, as a
+# qemu guest's 9p /tmp has no FIFOs; the sleeps P polls with are its
+# children too, named sleep)
+timeout -s KILL 120 bash -c "
 	'$LATWORK' --wait --comm early sleep --sleep 5ms --count 150 >'$T/early.work' &
-	read x <'$T/go'
+	while [ ! -e '$T/go' ]; do sleep 0.05; done
 	'$LATWORK' --wait --comm late sleep --sleep 5ms --count 250 >'$T/late.work'
 	wait
-	read x <'$T/end'" &
+	while [ ! -e '$T/end' ]; do sleep 0.05; done" &
 P=$!
 _pids+=("$P")
 wait_for "$T/early.work" '^ready' 10
@@ -51,7 +52,7 @@ early=$(sed -n 's/^ready \([0-9]*\)$/\1/p' "$T/early.work")
 start_latbpf p --pid "$P" --children --probes sched --per-thread --no-tui --json "$T/p.json"
 ok $? "latbpf --pid $P --children attached"
 kill -USR1 "$early"
-echo go >"$T/go"
+touch "$T/go"
 wait_for "$T/late.work" '^ready' 10
 lp=$(sed -n 's/^ready \([0-9]*\)$/\1/p' "$T/late.work")
 kill -USR1 "$lp"
@@ -74,7 +75,7 @@ if [ -n "$stranger" ]; then
 	wait_for "$T/s.work" '^sleeps=' 20
 fi
 ok "$(kill -0 "$LAT_PID" 2>/dev/null; echo $?)" "latbpf still runs: P ($P) lives"
-echo end >"$T/end"
+touch "$T/end"
 for ((i = 0; i < 100; i++)); do kill -0 "$LAT_PID" 2>/dev/null || break; sleep 0.1; done
 stop "$LAT_PID"
 ok $? "latbpf ends by itself when P exits, exit 0"

@@ -339,6 +339,7 @@ static const struct af_opt af_trace_opts[] = {
 	{ "help", 'h', NULL, 0 }, { "per-thread", 0, NULL, 0 }, { "per-cpu", 0, NULL, 0 },
 	{ "per-remote", 0, NULL, 0 }, { "bpf-stats", 0, NULL, 0 },
 	{ "cgroup", 0, af_v_cgroup, 0 }, { "children", 0, NULL, 0 },
+	{ "cpus", 0, af_v_cpus, 0 },
 };
 
 /* latbpf bench --help's */
