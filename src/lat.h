@@ -145,6 +145,8 @@ int lat_opts_parse(int argc, char **argv, struct lat_opts *o);
 int lat_parse_duration(const char *s, __u64 *ns);
 int lat_parse_id_list(const char *s, __u32 **ids, __u32 *n, const char *what);
 void lat_opts_free(struct lat_opts *o);
+/* x onto the array *v of *n (realloc'd, doubling): 0 or -ENOMEM */
+int lat_u32_append(__u32 **v, __u32 *n, __u32 x);
 int lat_parse_cpulist(const char *s, cpu_set_t *set);
 char *lat_fmt_cpulist(char *buf, size_t len, const cpu_set_t *set);
 int lat_parse_probes(const char *s, unsigned *mask);

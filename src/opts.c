@@ -117,6 +117,19 @@ bad:
 	return -EINVAL;
 }
 
+int lat_u32_append(__u32 **v, __u32 *n, __u32 x)
+{
+	if ((*n & (*n - 1)) == 0) {	/* 0, 1, 2, 4 ...: double */
+		__u32 *m = realloc(*v, (*n ? 2 * *n : 1) * sizeof(**v));
+
+		if (!m)
+			return -ENOMEM;
+		*v = m;
+	}
+	(*v)[(*n)++] = x;
+	return 0;
+}
+
 /* "1,2,3" of positive ids; appends to *ids (grown with realloc, n of
  * them), at most LAT_MAX_IDS in all. */
 int lat_parse_id_list(const char *s, __u32 **ids, __u32 *n, const char *what)
@@ -138,14 +151,8 @@ int lat_parse_id_list(const char *s, __u32 **ids, __u32 *n, const char *what)
 			fprintf(stderr, "latbpf: at most %d %ss\n", LAT_MAX_IDS, what);
 			return -EINVAL;
 		}
-		if ((*n & (*n - 1)) == 0) {	/* 0, 1, 2, 4 ...: double */
-			__u32 *m = realloc(*ids, (*n ? 2 * *n : 1) * sizeof(**ids));
-
-			if (!m)
-				return -ENOMEM;
-			*ids = m;
-		}
-		(*ids)[(*n)++] = (__u32)v;
+		if (lat_u32_append(ids, n, (__u32)v))
+			return -ENOMEM;
 		if (!*end)
 			return 0;
 		p = end + 1;

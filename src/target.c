@@ -98,19 +98,6 @@ static int findable(const char *cmd)
 	}
 }
 
-static int append(__u32 **v, __u32 *n, __u32 id)
-{
-	if ((*n & (*n - 1)) == 0) {	/* 0, 1, 2, 4 ...: double */
-		__u32 *m = realloc(*v, (*n ? 2 * *n : 1) * sizeof(**v));
-
-		if (!m)
-			return -ENOMEM;
-		*v = m;
-	}
-	(*v)[(*n)++] = id;
-	return 0;
-}
-
 /* Each target's pidfd goes into one epoll set: one fd to poll however
  * many targets there are. */
 static int watch(struct lat_tgt *g, pid_t id, bool thread)
@@ -120,7 +107,7 @@ static int watch(struct lat_tgt *g, pid_t id, bool thread)
 
 	/* Kernels before 6.9 have no thread pidfds: fall back to /proc. */
 	if (fd < 0 && thread && errno == EINVAL)
-		return append(&g->proc_tids, &g->nproc_tids, (__u32)id);
+		return lat_u32_append(&g->proc_tids, &g->nproc_tids, (__u32)id);
 	if (fd < 0)
 		return errno == EMFILE ? -EMFILE : -errno;
 	ev.data.fd = fd;
@@ -162,7 +149,7 @@ int lat_tgt_init(struct lat_tgt *g, const struct lat_opts *o)
 				"latbpf: no such process: %d\n", p);
 			return -ESRCH;
 		}
-		if ((err = append(&g->pids, &g->npids, (__u32)p)) || (err = watch(g, p, false)))
+		if ((err = lat_u32_append(&g->pids, &g->npids, (__u32)p)) || (err = watch(g, p, false)))
 			return err;
 		if (!g->comm[0])
 			read_comm(p, g->comm, sizeof(g->comm));
@@ -174,7 +161,7 @@ int lat_tgt_init(struct lat_tgt *g, const struct lat_opts *o)
 			fprintf(stderr, "latbpf: no such thread: %d\n", t);
 			return -ESRCH;
 		}
-		if ((err = append(&g->tids, &g->ntids, (__u32)t)) || (err = watch(g, t, true)))
+		if ((err = lat_u32_append(&g->tids, &g->ntids, (__u32)t)) || (err = watch(g, t, true)))
 			return err;
 		if (!g->comm[0])
 			read_comm(t, g->comm, sizeof(g->comm));
@@ -229,7 +216,7 @@ int lat_tgt_init(struct lat_tgt *g, const struct lat_opts *o)
 	g->err_fd = ex[0];
 	g->t.tgids[g->t.n_tgids++] = (__u32)g->child;
 	snprintf(g->comm, sizeof(g->comm), "%s", o->command[0]);
-	return append(&g->pids, &g->npids, (__u32)g->child);
+	return lat_u32_append(&g->pids, &g->npids, (__u32)g->child);
 }
 
 /* Lets the COMMAND exec; -ENOENT etc. if it could not. */

@@ -102,23 +102,15 @@ kill "$toucher" 2>/dev/null
 check "nothing left in the kernel after exit" no_progs_above "$progs0"
 
 # bad inputs: exit 2, one line, nothing attached
-bad() { # bad DESCRIPTION REGEX ARGS...
-	local d=$1 re=$2; shift 2
-	timeout 30 "$LATBPF" "$@" --duration 1s --no-tui >"$T/bad.out" 2>"$T/bad.err"
-	local rc=$?
-	diag "$d: exit $rc: $(head -3 "$T/bad.err")"
-	check "$d: exit 2 and one line saying so" \
-		bash -c "[ $rc = 2 ] && [ \$(wc -l <'$T/bad.err') = 1 ] && grep -qE '$re' '$T/bad.err'"
-}
-bad "a cgroup that does not exist" "no such cgroup" --cgroup "$CG/nope"
-bad "a file, not a cgroup" "no such cgroup" --cgroup /etc/hostname
+usage_error "a cgroup that does not exist" "no such cgroup" --cgroup "$CG/nope"
+usage_error "a file, not a cgroup" "no such cgroup" --cgroup /etc/hostname
 mkdir -p "$V1"
 if mount -t cgroup -o none,name=latbpftest none "$V1" 2>/dev/null; then
-	bad "a cgroup v1 hierarchy" "cgroup v1 hierarchy; give the cgroup v2 path" --cgroup "$V1"
+	usage_error "a cgroup v1 hierarchy" "cgroup v1 hierarchy; give the cgroup v2 path" --cgroup "$V1"
 	umount "$V1"
 else
 	check "a cgroup v1 hierarchy could be mounted to test with" false
 fi
-bad "--children without --pid" "give --pid" --children --cgroup "$CG"
+usage_error "--children without --pid" "give --pid" --children --cgroup "$CG"
 check "nothing left in the kernel" no_progs_above "$progs0"
 done_testing

@@ -131,6 +131,18 @@ free_port() {
 	return 1
 }
 
+# usage_error DESCRIPTION REGEX ARGS...: latbpf ARGS exits 2 with one
+# line on stderr that matches REGEX (nothing attached: bounded by 1 s)
+usage_error() {
+	local d=$1 re=$2 rc
+	shift 2
+	timeout 30 "$LATBPF" "$@" --duration 1s --no-tui >"$T/usage.out" 2>"$T/usage.err"
+	rc=$?
+	diag "$d: exit $rc: $(head -3 "$T/usage.err")"
+	check "$d: exit 2 and one line saying so" \
+		bash -c "[ $rc = 2 ] && [ \$(wc -l <'$T/usage.err') = 1 ] && grep -qE '$re' '$T/usage.err'"
+}
+
 # jq over the final record of a --json file
 final() { jq -r "select(.final == true) | $2" "$1"; }
 

@@ -56,16 +56,8 @@ check "provenance: no target, CPU 1 watched" \
 check "the text says so" grep -q "target: none, watching CPU 1" "$T/w.err"
 kill "$burn" "$hog" "$else_" 2>/dev/null
 
-bad() { # bad DESCRIPTION REGEX ARGS...
-	local d=$1 re=$2; shift 2
-	timeout 30 "$LATBPF" "$@" --duration 1s --no-tui >"$T/bad.out" 2>"$T/bad.err"
-	local rc=$?
-	diag "$d: exit $rc: $(head -3 "$T/bad.err")"
-	check "$d: exit 2 and one line saying so" \
-		bash -c "[ $rc = 2 ] && [ \$(wc -l <'$T/bad.err') = 1 ] && grep -qE '$re' '$T/bad.err'"
-}
-bad "--cpus beyond the host's CPUs" "no such CPU here" --cpus "$(nproc --all)"
-bad "--cpus not a list" "bad --cpus" --cpus one
-bad "--cpus empty" "bad --cpus" --cpus ""
+usage_error "--cpus beyond the host's CPUs" "no such CPU here" --cpus "$(nproc --all)"
+usage_error "--cpus not a list" "bad --cpus" --cpus one
+usage_error "--cpus empty" "bad --cpus" --cpus ""
 check "nothing left in the kernel" no_progs_above "$progs0"
 done_testing
