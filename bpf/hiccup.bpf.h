@@ -296,6 +296,32 @@ static __always_inline void hc_record(__u32 cpu, __u64 kind, __u64 d)
 			__builtin_offsetof(struct lat_hc_cpu, intr_hist))), d);
 }
 
+/* An event of d ns on cpu, task t's, from the ring buffer, its common
+ * fields set; NULL below the threshold or when the ring is full (counted) */
+static __always_inline struct lat_hc_event *hc_event_new(__u32 cpu, __u32 kind, __u64 d,
+							 __u64 now, struct task_struct *t)
+{
+	struct lat_hc_event *e;
+	struct lat_hc_cpu *c;
+
+	if (d < threshold_ns)
+		return NULL;
+	e = bpf_ringbuf_reserve(&hc_events, sizeof(*e), 0);
+	if (!e) {
+		c = bpf_map_lookup_elem(&hc_cpu, &cpu);
+		if (c)
+			c->events_lost++;
+		return NULL;
+	}
+	e->ts_ns = now;
+	e->duration_ns = d;
+	e->cpu = cpu;
+	e->tid = t->pid;
+	e->kind = kind;
+	__builtin_memcpy(e->comm, t->comm, sizeof(e->comm));	/* plain loads */
+	return e;
+}
+
 /* w: the state of CPU oc, whose window the wait was in */
 static __always_inline void hc_event(__u32 cpu, __u32 kind, __u64 d, __u64 now,
 				  struct task_struct *t, struct hc_state *w, __u32 oc)
@@ -306,22 +332,9 @@ static __always_inline void hc_event(__u32 cpu, __u32 kind, __u64 d, __u64 now,
 	struct lat_hc_cache *cache;
 	struct lat_hc_slot *sl;
 	struct lat_hc_event *e;
-	struct lat_hc_cpu *c;
 
-	if (d < threshold_ns)
+	if (!(e = hc_event_new(cpu, kind, d, now, t)))
 		return;
-	e = bpf_ringbuf_reserve(&hc_events, sizeof(*e), 0);
-	if (!e) {
-		c = bpf_map_lookup_elem(&hc_cpu, &cpu);
-		if (c)
-			c->events_lost++;
-		return;
-	}
-	e->ts_ns = now;
-	e->duration_ns = d;
-	e->cpu = cpu;
-	e->tid = t->pid;
-	e->kind = kind;
 	e->who = w->top_who;
 	e->pid = w->top_id;
 	e->_pad = 0;
@@ -335,7 +348,6 @@ static __always_inline void hc_event(__u32 cpu, __u32 kind, __u64 d, __u64 now,
 		__builtin_memcpy(e->name, top->name, sizeof(e->name));
 	else
 		__builtin_memset(e->name, 0, sizeof(e->name));
-	__builtin_memcpy(e->comm, t->comm, sizeof(e->comm));	/* plain loads */
 	bpf_ringbuf_submit(e, 0);
 }
 
@@ -343,29 +355,15 @@ static __always_inline void hc_event(__u32 cpu, __u32 kind, __u64 d, __u64 now,
 static __always_inline void hc_ran_event(__u32 cpu, __u64 d, __u64 now, struct task_struct *t,
 					 __u32 who)
 {
-	struct lat_hc_event *e;
-	struct lat_hc_cpu *c;
+	struct lat_hc_event *e = hc_event_new(cpu, LAT_HC_RAN, d, now, t);
 
-	if (d < threshold_ns)
+	if (!e)
 		return;
-	e = bpf_ringbuf_reserve(&hc_events, sizeof(*e), 0);
-	if (!e) {
-		c = bpf_map_lookup_elem(&hc_cpu, &cpu);
-		if (c)
-			c->events_lost++;
-		return;
-	}
-	e->ts_ns = now;
-	e->duration_ns = d;
-	e->cpu = cpu;
-	e->tid = t->pid;
-	e->kind = LAT_HC_RAN;
 	e->who = who;
 	e->pid = t->pid;
 	e->_pad = 0;
 	e->who_ns = d;
 	__builtin_memcpy(e->name, t->comm, sizeof(e->name));	/* plain loads */
-	__builtin_memcpy(e->comm, t->comm, sizeof(e->comm));
 	bpf_ringbuf_submit(e, 0);
 }
 

@@ -121,6 +121,21 @@ start_work() {
 	_pids+=("$WORK_PID")
 }
 
+# sleeper_threads NAME K: latwork with K threads sleeping 5 ms (20 s at
+# most, killed after use) in the background, once its threads exist; sets
+# TP (the process: no timeout wrapper) and TIDS (its K threads, sorted)
+sleeper_threads() {
+	local i
+	"$LATWORK" sleep --sleep 5ms --count 4000 --threads "$2" >"$T/$1.work" &
+	TP=$!
+	_pids+=("$TP")
+	for ((i = 0; i < 50; i++)); do
+		[ "$(ls /proc/"$TP"/task 2>/dev/null | wc -l)" -gt "$2" ] && break
+		sleep 0.1
+	done
+	TIDS=$(ls /proc/"$TP"/task | grep -vx "$TP" | sort -n)
+}
+
 # free_port: a TCP port nobody listens on, on 127.0.0.1
 free_port() {
 	local i p

@@ -47,14 +47,8 @@ check "the provenance lists all $N ($npids)" test "$npids" = $N
 check "a pidfd for each ($fds fds >= $N)" num_le $N "$fds"
 
 # --tid with 40 threads of one process of 41: the 41st is not counted
-"$LATWORK" sleep --sleep 20ms --count 400 --threads 41 >"$T/t.work" &
-tp=$!
-_pids+=($tp)
-for ((i = 0; i < 50; i++)); do
-	[ "$(ls /proc/"$tp"/task 2>/dev/null | wc -l)" -ge 42 ] && break
-	sleep 0.1
-done
-tids=$(ls /proc/"$tp"/task | grep -vx "$tp" | sort -n)
+sleeper_threads t 41
+tp=$TP tids=$TIDS
 chosen=$(head -40 <<<"$tids" | paste -sd,)
 left=$(tail -1 <<<"$tids")
 timeout 60 "$LATBPF" --tid "$chosen" --probes sched --per-thread --duration 1s --no-tui \

@@ -52,14 +52,9 @@ check "the text output shows it escaped" grep -qF '\x1b[2Jev"il\' "$T/f.out"
 # --tid: one thread of a two-thread process; the other never appears
 # (sleeping for 20 s, attaching takes seconds under an emulator, then
 # killed; no timeout wrapper: $! must be the process itself)
-"$LATWORK" sleep --sleep 5ms --count 4000 --threads 2 >"$T/two.work" &
-two=$!
-_pids+=($two)
-for ((i = 0; i < 50; i++)); do
-	[ "$(ls /proc/"$two"/task 2>/dev/null | wc -l)" -ge 3 ] && break
-	sleep 0.1
-done
-tids=$(ls /proc/"$two"/task | grep -vx "$two" | sort -n | tr '\n' ' ')
+sleeper_threads two 2
+two=$TP
+tids=$(tr '\n' ' ' <<<"$TIDS")
 one=${tids%% *}
 other=${tids#* }
 other=${other%% *}

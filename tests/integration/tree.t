@@ -7,6 +7,13 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 progs0=$(tracing_progs)
+# sleeps JSON COMM: latbpf's count of the sleeps of the threads named COMM
+sleeps() { final "$1" "[.sched.threads[] | select(.comm == \"$2\") | .offcpu_sleep.count] | add"; }
+# slept NAME: the workload's own count, from $T/NAME.work
+slept() { sed -n 's/^sleeps=\([0-9]*\).*/\1/p' "$T/$1.work"; }
+# counted DESCRIPTION SEEN SLEPT: every sleep, +-2 % (+2: each main
+# thread's join)
+counted() { check "$1: its $3 sleeps ($2, +-2 %)" between "$2" $(($3 * 98 / 100)) $(($3 + 2)); }
 
 # 1. a COMMAND's tree, with a neighbour running the same workload
 start_work noise --comm noise sleep --sleep 5ms --count 400
@@ -18,16 +25,12 @@ timeout -s INT 120 "$LATBPF" --probes sched --per-thread --no-tui --json "$T/c.j
 	>"$T/c.out" 2>"$T/c.err"
 ok $? "latbpf -- sh -c 'A & B; wait': exit 0"
 J=$T/c.json
-na=$(final "$J" '[.sched.threads[] | select(.comm == "aaa") | .offcpu_sleep.count] | add')
-nb=$(final "$J" '[.sched.threads[] | select(.comm == "bbb") | .offcpu_sleep.count] | add')
+na=$(sleeps "$J" aaa) nb=$(sleeps "$J" bbb) sa=$(slept a) sb=$(slept b)
 comms=$(final "$J" '[.sched.threads[].comm] | unique | join(",")')
 procs=$(final "$J" '[.sched.threads[] | select(.comm != "sh") | .pid] | unique | length')
-sa=$(sed -n 's/^sleeps=\([0-9]*\).*/\1/p' "$T/a.work")
-sb=$(sed -n 's/^sleeps=\([0-9]*\).*/\1/p' "$T/b.work")
 diag "A slept $sa, latbpf saw $na; B slept $sb, latbpf saw $nb; comms $comms; processes $procs"
-# each latwork's main thread adds one sleep (joining its sleepers)
-check "A, started in the background: its $sa sleeps ($na, +-2 %)" between "$na" $((sa * 98 / 100)) $((sa + 2))
-check "B, the shell's foreground child: its $sb sleeps ($nb, +-2 %)" between "$nb" $((sb * 98 / 100)) $((sb + 2))
+counted "A, started in the background" "$na" "$sa"
+counted "B, the shell's foreground child" "$nb" "$sb"
 check "nothing else: the shell, A and B ($comms)" test "$comms" = "aaa,bbb,sh"
 check "... two processes besides the shell ($procs)" test "$procs" = 2
 check "the neighbour ($noise) is absent" \
@@ -82,14 +85,11 @@ ok $? "latbpf ends by itself when P exits, exit 0"
 grep -q "target exited" "$T/p.err"
 ok $? "... saying the target exited"
 J=$T/p.json
-ne=$(final "$J" '[.sched.threads[] | select(.comm == "early") | .offcpu_sleep.count] | add')
-nl=$(final "$J" '[.sched.threads[] | select(.comm == "late") | .offcpu_sleep.count] | add')
+ne=$(sleeps "$J" early) nl=$(sleeps "$J" late) se=$(slept early) sl=$(slept late)
 ns=$(final "$J" '[.sched.threads[] | select(.comm == "stranger")] | length')
-se=$(sed -n 's/^sleeps=\([0-9]*\).*/\1/p' "$T/early.work")
-sl=$(sed -n 's/^sleeps=\([0-9]*\).*/\1/p' "$T/late.work")
 diag "early $early slept $se, seen $ne; late (pid $lp) slept $sl, seen $nl; stranger ${stranger:-none} seen in $ns threads"
-check "the child from before attach: its $se sleeps ($ne, +-2 %)" between "$ne" $((se * 98 / 100)) $((se + 2))
-check "the child started after attach: its $sl sleeps ($nl, +-2 %)" between "$nl" $((sl * 98 / 100)) $((sl + 2))
+counted "the child from before attach" "$ne" "$se"
+counted "the child started after attach" "$nl" "$sl"
 check "a stranger got the late child's pid $lp (ns_last_pid)" test -n "$stranger"
 check "... and is not counted ($ns threads)" test "$ns" = 0
 check "nothing left in the kernel after exit" no_progs_above "$progs0"
