@@ -187,12 +187,19 @@ thread_get(struct task_struct *t, __u32 tid, __u32 tgid,
 	   struct lat_sched_cpu *cpu)
 {
 	struct lat_sched_thread *th;
-	__u32 zkey = 0;
+	__u32 zkey = 0, born = (__u32)(BPF_CORE_READ(t, start_time) >> 10);
 	void *zero;
 
 	th = bpf_map_lookup_elem(&sched_threads, &tid);
-	if (th)
+	if (th && th->born == born)
 		return th;
+	if (th) {
+		/* an earlier task's entry, its tid reused before the loader
+		 * read it a last time: not this task's to write (its own
+		 * totals keep the sample) */
+		cpu->threads_dropped++;
+		return NULL;
+	}
 	zero = bpf_map_lookup_elem(&sched_zero, &zkey);
 	if (!zero)
 		return NULL;
@@ -205,6 +212,7 @@ thread_get(struct task_struct *t, __u32 tid, __u32 tgid,
 	if (th && th->tid == 0) {
 		th->tid = tid;
 		th->tgid = tgid;
+		th->born = born;
 		/* once per thread; a thread first seen switching in has a name
 		 * before its first switch-out too */
 		bpf_probe_read_kernel_str(th->comm, sizeof(th->comm), t->comm);

@@ -39,6 +39,7 @@ static const struct lat_family_opt sched_options[] = {
  * kernel's value is 16 KB: thousands of threads stay a few MiB. */
 struct thread_rec {
 	__u32 tid, tgid;
+	__u32 born;			/* which task of this tid (BPF's) */
 	char comm[16];
 	__u64 voluntary, involuntary;
 	__u64 exited;			/* 0, or the poll that saw it exited */
@@ -143,7 +144,9 @@ static int cmp_tid(const void *a, const void *b)
 {
 	const struct thread_rec *x = a, *y = b;
 
-	return (x->tid > y->tid) - (x->tid < y->tid);
+	/* a tid reused: another thread, kept apart */
+	return x->tid != y->tid ? (x->tid > y->tid) - (x->tid < y->tid) :
+				  (x->born > y->born) - (x->born < y->born);
 }
 
 static void set_free(struct thread_set *ts)
@@ -207,6 +210,7 @@ static int add_thread(const void *key, void *value, void *ctx)
 	t->exited = v->exited ? pc->poll : 0;
 	t->tid = v->tid;
 	t->tgid = v->tgid;
+	t->born = v->born;
 	memcpy(t->comm, v->comm, sizeof(t->comm));
 	t->voluntary = v->voluntary;
 	t->involuntary = v->involuntary;

@@ -34,7 +34,8 @@ struct lat_sched_thread {
 	__u64 voluntary;
 	__u64 involuntary;
 	__u32 exited;		/* its last switch is done: nothing writes it again */
-	__u32 _pad;
+	__u32 born;		/* the task's start_time >> 10: which task of
+				 * this tid the entry is (tids are reused) */
 	struct lat_hist h[LAT_SCHED_NR_HIST];
 };
 _Static_assert(sizeof(struct lat_sched_thread) ==

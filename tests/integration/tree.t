@@ -88,6 +88,7 @@ J=$T/p.json
 ne=$(sleeps "$J" early) nl=$(sleeps "$J" late) se=$(slept early) sl=$(slept late)
 ns=$(final "$J" '[.sched.threads[] | select(.comm == "stranger")] | length')
 diag "early $early slept $se, seen $ne; late (pid $lp) slept $sl, seen $nl; stranger ${stranger:-none} seen in $ns threads"
+diag "threads (comm pid tid sleeps): $(final "$J" '[.sched.threads[] | "\(.comm) \(.pid) \(.tid) \(.offcpu_sleep.count)"] | join(", ")'); late's: $(sed -n 's/.*tids=//p' "$T/late.work")"
 counted "the child from before attach" "$ne" "$se"
 counted "the child started after attach" "$nl" "$sl"
 check "a stranger got the late child's pid $lp (ns_last_pid)" test -n "$stranger"
