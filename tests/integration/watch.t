@@ -42,11 +42,16 @@ bursts=$(sed -n 's/^bursts=\([0-9]*\).*/\1/p' "$T/burn.work")
 ev=$(final "$J" '[.hiccup.events[] | select(.hiccup == "ran" and .comm == "fifob" and .cpu == 1 and .duration_ns >= 4000000)] | length')
 db=$((b1 - b0)) dh=$((h1 - h0))
 diag "CPU 1: fifob $tb ns in $nb runs (schedstat $db, $bursts bursts, $ev events), hogger $th ns in $nh runs (schedstat $dh); elsewhere listed $te times"
-# 1 %, and 30 us a run (above)
-check "the FIFO burner's time on CPU 1 ($tb ns) = its runtime ($db ns) +- 1 %" \
-	between "$tb" $((db * 99 / 100 - 30000 * nb)) $((db * 101 / 100 + 30000 * nb))
-check "the pinned hog's time on CPU 1 ($th ns) = its runtime ($dh ns) +- 1 %" \
-	between "$th" $((dh * 99 / 100 - 30000 * nh)) $((dh * 101 / 100 + 30000 * nh))
+# 1 %, and 30 us a run (above); and below, the interrupts latbpf timed on
+# CPU 1 and took off the runs: a kernel without IRQ_TIME_ACCOUNTING counts
+# them in the task's runtime (the 6.1 guest under TCG, where an interrupt
+# is slow: 12 % of the burner's runtime, 23 % of the hog's)
+irqs=$(cpu1 '.irq_ns + .softirq_ns + .nmi_ns')
+diag "CPU 1's interrupts, timed: $irqs ns"
+check "the FIFO burner's time on CPU 1 ($tb ns) = its runtime ($db ns) +- 1 % (- interrupts)" \
+	between "$tb" $((db * 99 / 100 - 30000 * nb - irqs)) $((db * 101 / 100 + 30000 * nb))
+check "the pinned hog's time on CPU 1 ($th ns) = its runtime ($dh ns) +- 1 % (- interrupts)" \
+	between "$th" $((dh * 99 / 100 - 30000 * nh - irqs)) $((dh * 101 / 100 + 30000 * nh))
 check "the process on CPU 0 is not on CPU 1's list" test "$te" = 0
 check "each burst a 'ran' event on CPU 1 ($ev of $bursts)" between "$ev" $((bursts - 1)) $((bursts + 1))
 check "CPU 1 is marked watched" test "$(cpu1 .watched)" = true
