@@ -98,7 +98,7 @@ exit \$r
 CMD
 	echo "# kernel $name: booting (qemu TCG, $smp CPUs)"
 	t0=$(date +%s)
-	DISK=$s/disk.img SMP=$smp MEM=$((smp > 8 ? 4096 : ${MEM:-2048})) TMO=${TMO:-1800} \
+	DISK=$s/disk.img SMP=$smp MEM=$((smp > 8 ? 4096 : ${MEM:-2048})) TMO=${TMO:-2700} \
 		tools/kernels/boot.sh "$kd" "$s/cmd" "$s" "$s/console.log"
 	r=$?
 	# what the guest printed, without the firmware's and the kernel's noise
