@@ -38,7 +38,10 @@ sp50=$(final "$T/mm.json" .fault.stalls.p50)
 dp50=$(final "$T/mm.json" '[.block.devices[] | select(.read.count > 0) | .read.latency.p50] | max')
 diag "mmapread: majflt $maj (getrusage) | stalls $stalls p50 $sp50 | filemap $fm | disk read p50 $dp50"
 check "the kernel served major faults ($maj of 500)" num_le 450 "$maj"
-timing check "stalls recorded for most major faults ($stalls of $maj, >= 80%)" num_le "$((maj * 8 / 10))" "$stalls"
+# a major fault whose read completes before the thread reaches its wait
+# never sleeps, so it is no stall: on a host whose disk is its host's page
+# cache that happens (CI: 338 of 500 once, 499 of 500 in the runs beside)
+timing check "stalls recorded for most major faults ($stalls of $maj, >= 50%)" num_le "$((maj / 2))" "$stalls"
 check "... not for more faults than there were (<= $maj + 5)" num_le "$stalls" "$((maj + 5))"
 if bpftool btf dump file /sys/kernel/btf/vmlinux format raw 2>/dev/null | grep -q "'btf_trace_mm_filemap_fault'"; then
 	check "file-backed faults through the page cache ($fm) >= major faults" num_le "$maj" "$fm"
