@@ -137,11 +137,15 @@ sleeper_threads() {
 }
 
 # free_port: a TCP port nobody listens on, on 127.0.0.1
+# (below the kernel's ephemeral range, and used by no socket in any state:
+# a live connection's local port cannot be bound, SO_REUSEADDR or not)
 free_port() {
-	local i p
+	local i p lo
+	lo=$(awk '{ print $1 }' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
+	[ "${lo:-0}" -gt 12000 ] || lo=32768
 	for ((i = 0; i < 100; i++)); do
-		p=$((20000 + RANDOM % 20000))
-		ss -Htln "sport = :$p" | grep -q . || { echo "$p"; return 0; }
+		p=$((10000 + RANDOM % (lo - 10000)))
+		ss -Htan "sport = :$p" | grep -q . || { echo "$p"; return 0; }
 	done
 	return 1
 }
