@@ -336,28 +336,15 @@ static void drop_strangers_ns(struct lat_tgt *g)
 
 static void drop_strangers(struct lat_tgt *g)
 {
-	char path[64], line[128];
-
 	if (g->ns_inum) {
 		drop_strangers_ns(g);
 		return;
 	}
-
 	for (size_t w = 0; w < g->bits_len / 8; w++) {
-		__u64 v = g->bits[TBITS][w];
-
-		for (; v; v &= v - 1) {
+		for (__u64 v = g->bits[TBITS][w]; v; v &= v - 1) {
 			__u32 tid = (__u32)(w * 64 + (size_t)__builtin_ctzll(v));
-			int tgid = 0;
-			FILE *f;
+			pid_t tgid = lat_tgid_of((pid_t)tid);
 
-			snprintf(path, sizeof(path), "/proc/%u/status", tid);
-			if ((f = fopen(path, "r"))) {
-				while (fgets(line, sizeof(line), f))
-					if (sscanf(line, "Tgid: %d", &tgid) == 1)
-						break;
-				fclose(f);
-			}
 			if (tgid <= 0 || !get_bit(g, PBITS, (__u32)tgid))
 				set_bit(g, TBITS, tid, false);
 		}

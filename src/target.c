@@ -47,7 +47,7 @@ static void read_comm(pid_t id, char *buf, size_t len)
 }
 
 /* The thread group a tid belongs to, from /proc/TID/status; 0 if none. */
-static pid_t tgid_of(pid_t tid)
+pid_t lat_tgid_of(pid_t tid)
 {
 	char path[64], line[128];
 	pid_t tgid = 0;
@@ -143,8 +143,8 @@ int lat_tgt_init(struct lat_tgt *g, const struct lat_opts *o)
 	for (i = 0; i < o->n_pids; i++) {
 		pid_t p = (pid_t)o->pids[i];
 
-		if (tgid_of(p) != p) {
-			fprintf(stderr, tgid_of(p) ?
+		if (lat_tgid_of(p) != p) {
+			fprintf(stderr, lat_tgid_of(p) ?
 				"latbpf: %d is a thread, not a process (use --tid)\n" :
 				"latbpf: no such process: %d\n", p);
 			return -ESRCH;
@@ -157,7 +157,7 @@ int lat_tgt_init(struct lat_tgt *g, const struct lat_opts *o)
 	for (i = 0; i < o->n_tids; i++) {
 		pid_t t = (pid_t)o->tids[i];
 
-		if (!tgid_of(t)) {
+		if (!lat_tgid_of(t)) {
 			fprintf(stderr, "latbpf: no such thread: %d\n", t);
 			return -ESRCH;
 		}

@@ -37,6 +37,8 @@ struct lat_tgt {
 /* 0; -ESRCH (no such pid or tid) or -ENOENT (no such COMMAND), both said
  * on stderr; or another -errno */
 int lat_tgt_init(struct lat_tgt *g, const struct lat_opts *o);
+/* the thread group tid belongs to, from /proc/TID/status; 0 if none */
+pid_t lat_tgid_of(pid_t tid);
 int lat_tgt_start(struct lat_tgt *g);
 bool lat_tgt_gone(struct lat_tgt *g);
 void lat_tgt_cleanup(struct lat_tgt *g);
