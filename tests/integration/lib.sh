@@ -55,6 +55,14 @@ diag() { sed 's/^/# /' >&2 <<<"$*"; }
 # that preempt a target a generic kernel would only interrupt: the checks
 # that differ there branch on it, and say what RT changes.
 preempt_rt() { [ "$(cat /sys/kernel/realtime 2>/dev/null)" = 1 ] || uname -v | grep -q PREEMPT_RT; }
+# steal_ns CPU: the time CPU's hypervisor ran something else while it had
+# work, in ns (/proc/stat, whole clock ticks). With
+# PARAVIRT_TIME_ACCOUNTING the kernel's task runtimes leave it out, while
+# a wall clock between two tracepoints keeps it; a stall of the vCPU also
+# looks like a stall to anything that times itself. A check on those
+# allows the delta over its run, plus one tick for the truncation.
+steal_ns() { awk -v c="cpu$1" -v hz="$(getconf CLK_TCK)" '$1 == c { printf "%.0f\n", $9 * 1e9 / hz }' /proc/stat; }
+steal_tick_ns() { echo $((1000000000 / $(getconf CLK_TCK))); }
 done_testing() { echo "1..$_n"; [ "$_fail" -eq 0 ]; exit; }
 
 # cannot_run REASON: a test that cannot run fails, it never passes by
