@@ -140,9 +140,11 @@ check "ctxsw_thread p50 within 2x of perf bench -T's per-switch figure" \
 bp=$!
 _pids+=($bp)
 sleep 0.3
+s0=$(steal_ns 1)
 timeout -s KILL 30 "$LATBPF" bench hiccup --cpu 1 --duration 3s --json "$T/hic.json" \
 	>"$T/hic.out" 2>&1
 ok $? "bench hiccup exits 0"
+s1=$(steal_ns 1)
 wait $bp
 raw() { res "$T/hic.json" hiccup_raw "$1"; }
 cor() { res "$T/hic.json" hiccup_corrected "$1"; }
@@ -156,9 +158,14 @@ other=$(raw '[.hist.buckets[] | select(.[1] >= 2000000 and (.[0] < 3000000 or .[
 extra=$(( $(cor .hist.count) - $(raw .hist.count) ))
 diag "hiccup meter: raw $(raw .hist.count) samples, max $max ns, $stalls stalls in 3..7 ms (others >= 2 ms may add up to $other); corrected $(cor .hist.count) (+$extra); p99 raw $(raw '.hist["p99"]') corrected $(cor '.hist["p99"]'); burner $(cat "$T/burner")"
 # the burner's 5 ms must show; a VM's own stall can exceed it, and can land
-# in the 3..7 ms band too (two at most seen in 3 s on this project's VM)
+# in the 3..7 ms band too (two at most seen in 3 s on this project's VM
+# while it was quiet). Beyond those: each 3 ms the hypervisor took from
+# CPU 1 during the run (steal, known to a tick) can be one more stall in
+# the band, or push a burst's out of it (5 ms + 3 ms)
+vm=$(( (s1 - s0 + $(steal_tick_ns)) / 3000000 ))
 check "hiccup max >= the burner's 5 ms, less one interval (4.5 ms: $max)" num_le 4500000 "$max"
-check "one stall per burst: 25..31 in 3 s, + up to 2 of the VM's ($stalls)" between "$stalls" 25 33
+check "one stall per burst: 25..31 in 3 s, + up to 2 of the VM's, +- $vm for its steal ($stalls; steal $(( (s1 - s0) / 1000000 )) ms)" \
+	between "$stalls" $((25 - vm)) $((33 + vm))
 # a stall D at interval I adds floor(D / I) - 1 samples: D in [4, 6) ms adds 3..5
 check "corrected adds 3..5 samples per stall (+$extra for $stalls, others up to $other)" \
 	between "$extra" $((3 * stalls)) $((5 * stalls + other))
