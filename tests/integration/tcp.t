@@ -28,23 +28,29 @@ for i in 1 2 3 4 5 6 7 8 9 10; do
 done >"$T/ss"
 wait_for "$T/rtt.work" '^roundtrips=' 30
 ssrtt=$(sort -n "$T/ss" | sed -n 5p)
+sslo=$(grep . "$T/ss" | sort -n | head -1) sshi=$(sort -n "$T/ss" | tail -1)
 stop "$LAT_PID"
 kill -TERM "$WORK_PID"
 p50=$(final "$T/rtt.json" .tcp.rtt.p50)
 n=$(final "$T/rtt.json" .tcp.rtt.count)
 socks=$(final "$T/rtt.json" .tcp.sockets)
-ss_ns=$(awk -v r="$ssrtt" 'BEGIN { printf "%d", r * 1e6 }')
-# the slot holding ss's value, plus 20 %
-tol=$(awk -v v="$ss_ns" 'BEGIN { w = 2 ^ (int(log(v) / log(2)) - 4); printf "%d", w + 0.2 * v }')
+ns() { awk -v r="$1" 'BEGIN { printf "%d", r * 1e6 }'; }
+ss_ns=$(ns "$ssrtt") lo_ns=$(ns "$sslo") hi_ns=$(ns "$sshi")
+# the slot holding a value, plus 20 %
+tol() { awk -v v="$1" 'BEGIN { w = 2 ^ (int(log(v) / log(2)) - 4); printf "%d", w + 0.2 * v }'; }
+lo=$((lo_ns - $(tol "$lo_ns"))) hi=$((hi_ns + $(tol "$hi_ns")))
 diag "rtt: $(cat "$T/rtt.work" | tail -1); latbpf n=$n p50=$p50 ns; ss rtt (ms) $(tr '\n' ' ' <"$T/ss")-> median $ssrtt; sockets $socks"
 check "rtt: samples from the target's socket ($n >= 1000)" num_le 1000 "$n"
 check "rtt: only the client's socket is the target's ($socks)" test "$socks" = 1
-# a comparison of two samplings of the RTT, which holds while the RTT is
-# steady: under qemu an emulated loopback's swings 2x within a second (6.1
-# guest: ss 379 us at its instants, latbpf's median 197 us), so it is the
-# machine's speed there
-timing check "rtt: p50 $p50 ns agrees with ss's median $ss_ns ns within slot + 20% ($tol)" \
-	between "$p50" "$((ss_ns - tol))" "$((ss_ns + tol))"
+# both are samplings of the kernel's srtt, a moving average: latbpf's at
+# every tcp_probe, ss's at ten instants. Where the RTT is steady ss's ten
+# agree and the band is narrow; where the host is busy srtt swings (this
+# project's CI saw it miss ss's median by more than a fifth) and the median
+# of all samples stays within what ss saw. Under qemu an emulated
+# loopback's swings 2x within a second (6.1 guest: ss 379 us at its
+# instants, latbpf's median 197 us), so it is the machine's speed there
+timing check "rtt: p50 $p50 ns within ss's $lo_ns..$hi_ns ns (median $ss_ns), + slot + 20% ($lo..$hi)" \
+	between "$p50" "$lo" "$hi"
 
 # 2. connects
 # --for 20s: latwork's default of 1 s cut the loop short whenever a SYN
