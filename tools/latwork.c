@@ -39,7 +39,8 @@
  *   latwork [common] mmapread --file PATH --count N
  *       drops PATH from the page cache (POSIX_FADV_DONTNEED), maps it with
  *       MADV_RANDOM and reads one byte of N random distinct pages. Prints
- *       "pages=<n> majflt=<getrusage delta> minflt=<delta>".
+ *       "pages=<n> majflt=<delta> minflt=<delta> nvcsw=<delta>", from the
+ *       reading thread's getrusage(RUSAGE_THREAD): nvcsw counts its sleeps.
  *   latwork [common] tcpserver --port P [--host A] [--for DUR]
  *       echoes every connection to A:P (default 127.0.0.1), a thread each,
  *       for DUR (default 10 s). Prints "listening".
@@ -323,7 +324,7 @@ static int run_mmapread(void)
 	}
 	madvise(p, (size_t)size, MADV_RANDOM);
 	srand((unsigned)getpid());
-	getrusage(RUSAGE_SELF, &a);
+	getrusage(RUSAGE_THREAD, &a);
 	for (i = 0; i < count; ) {
 		long long k = rand() % npages;
 
@@ -333,10 +334,11 @@ static int run_mmapread(void)
 		sink = p[k * pg];
 		i++;
 	}
-	getrusage(RUSAGE_SELF, &b);
+	getrusage(RUSAGE_THREAD, &b);
 	(void)sink;
 	n = b.ru_majflt - a.ru_majflt;
-	printf("pages=%lld majflt=%lld minflt=%ld\n", count, n, b.ru_minflt - a.ru_minflt);
+	printf("pages=%lld majflt=%lld minflt=%ld nvcsw=%ld\n", count, n,
+	       b.ru_minflt - a.ru_minflt, b.ru_nvcsw - a.ru_nvcsw);
 	return 0;
 }
 
