@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* floor: attaches bpf/floor.bpf.c (empty programs on sched_switch and
- * sched_wakeup; with --blocks also one program per handler building block),
- * says "attached", and detaches on SIGINT/SIGTERM. */
+ * sched_wakeup; with --blocks also one program per handler building block;
+ * with --clock, programs that only read the clock, instead of the empty
+ * ones), says "attached", and detaches on SIGINT/SIGTERM. */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,16 +21,24 @@ int main(int argc, char **argv)
 	struct floor_bpf *skel = floor_bpf__open();
 	struct bpf_program *p;
 	int blocks = argc > 1 && !strcmp(argv[1], "--blocks");
+	int clock = argc > 1 && !strcmp(argv[1], "--clock");
 
-	if (argc > 1 && !blocks) {
-		fprintf(stderr, "usage: floor [--blocks]\n");
+	if (argc > 2 || (argc > 1 && !blocks && !clock)) {
+		fprintf(stderr, "usage: floor [--blocks | --clock]\n");
 		floor_bpf__destroy(skel);
 		return 2;
 	}
 	if (skel)
-		bpf_object__for_each_program(p, skel->obj)
-			if (!strncmp(bpf_program__name(p), "cost_", 5))
+		bpf_object__for_each_program(p, skel->obj) {
+			const char *n = bpf_program__name(p);
+
+			if (!strncmp(n, "cost_", 5))
 				bpf_program__set_autoload(p, blocks);
+			else if (!strncmp(n, "stamp_", 6))
+				bpf_program__set_autoload(p, clock);
+			else	/* floor_switch, floor_wakeup */
+				bpf_program__set_autoload(p, !clock);
+		}
 	if (!skel || floor_bpf__load(skel) || floor_bpf__attach(skel)) {
 		fprintf(stderr, "floor: cannot load or attach\n");
 		floor_bpf__destroy(skel);
