@@ -97,14 +97,14 @@ wait_for() {
 }
 
 # start_latbpf NAME ARGS...: runs latbpf in the background, stdout and
-# stderr to $T/NAME.out and .err, and returns once its probes are attached.
-# Sets LAT_PID.
+# stderr to $T/NAME.out and .err, and returns once its probes are attached
+# (fails after LAT_ATTACH_TMO s, 15). Sets LAT_PID. LAT_TMO: its SIGINT (120 s).
 start_latbpf() {
 	local name=$1; shift
 	timeout -s INT "${LAT_TMO:-120}" "$LATBPF" "$@" >"$T/$name.out" 2>"$T/$name.err" &
 	LAT_PID=$!
 	_pids+=("$LAT_PID")
-	wait_for "$T/$name.err" '^latbpf: attached' 15
+	wait_for "$T/$name.err" '^latbpf: attached' "${LAT_ATTACH_TMO:-15}"
 }
 # stop PID [SIGNAL]: signal and wait (bounded); returns the exit status
 stop() {
