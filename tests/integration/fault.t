@@ -45,9 +45,12 @@ check "the kernel served major faults ($maj of 500)" num_le 450 "$maj"
 # never sleeps, so it is no stall (on a host whose disk is its host's page
 # cache that happens: 359 sleeps in 500 major faults once, 497 in the runs
 # beside); the reading loop sleeps nowhere else, so each of its sleeps is a
-# stall, and 2 % less for one that misses the fault's instruction pointer
+# stall, and 2 % less for one that misses the fault's instruction pointer.
+# Up to 5 more: latbpf follows the process from before the loop to after
+# it, where the first touch of code such as printf's can be a major fault
+# too (the guests, whose / is 9p: 498 stalls for 497 sleeps in the loop)
 check "one stall per sleep of the reading thread ($stalls, slept $slept)" \
-	between "$stalls" $((slept - 2 - slept / 50)) "$slept"
+	between "$stalls" $((slept - 2 - slept / 50)) $((slept + 5))
 check "... not for more faults than there were (<= $maj + 5)" num_le "$stalls" "$((maj + 5))"
 check "... and the reads slept: stalls were timed ($slept >= 10 % of $maj)" num_le "$((maj / 10))" "$slept"
 if bpftool btf dump file /sys/kernel/btf/vmlinux format raw 2>/dev/null | grep -q "'btf_trace_mm_filemap_fault'"; then
