@@ -91,11 +91,7 @@ start() {
 # deleted at the end
 dd if=/dev/zero of="$FILE" bs=1M count=$FILE_MIB oflag=direct status=none 2>"$W/dd.err" ||
 	die "O_DIRECT writes to /var/tmp failed: $(cat "$W/dd.err")" 3
-# below the ephemeral range, and used by no socket (tests/integration/lib.sh)
-for ((i = 0; i < 100; i++)); do
-	PORT=$((10000 + RANDOM % 22000))
-	ss -Htan "sport = :$PORT" | grep -q . || break
-done
+PORT=$("$(dirname "$0")/free-port.sh") || die "no free TCP port on 127.0.0.1" 1
 start server "$WORK" tcpserver --port $PORT --for $((DUR + 120))s
 wait_line "$W/server.out" '^listening' 10 || die "tcpserver: $(cat "$W/server.err")" 1
 # the --pid target: its threads live ~1 ms each and fault, read the file and

@@ -144,19 +144,8 @@ sleeper_threads() {
 	TIDS=$(ls /proc/"$TP"/task | grep -vx "$TP" | sort -n)
 }
 
-# free_port: a TCP port nobody listens on, on 127.0.0.1
-# (below the kernel's ephemeral range, and used by no socket in any state:
-# a live connection's local port cannot be bound, SO_REUSEADDR or not)
-free_port() {
-	local i p lo
-	lo=$(awk '{ print $1 }' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
-	[ "${lo:-0}" -gt 12000 ] || lo=32768
-	for ((i = 0; i < 100; i++)); do
-		p=$((10000 + RANDOM % (lo - 10000)))
-		ss -Htan "sport = :$p" | grep -q . || { echo "$p"; return 0; }
-	done
-	return 1
-}
+# free_port: a TCP port nobody uses on 127.0.0.1 (tools/free-port.sh)
+free_port() { "$(dirname "${BASH_SOURCE[0]}")/../../tools/free-port.sh"; }
 
 # usage_error DESCRIPTION REGEX ARGS...: latbpf ARGS exits 2 with one
 # line on stderr that matches REGEX (nothing attached: bounded by 1 s)
