@@ -28,6 +28,10 @@ kill -USR1 "$WORK_PID"
 # latbpf runs until the readings below are done, however slow they are
 # (bpftool took seconds a call in a qemu guest), and is stopped after
 start_latbpf s --interval 1s --bpf-stats --no-tui --json "$T/s.json"
+# the intervals count from the attach, which this follows by at most a
+# poll of wait_for (run.start is earlier: before loading, which took
+# seconds in a qemu guest)
+ATT=$(date +%s.%N)
 SP=$(pgrep -P "$LAT_PID" -x latbpf || echo "$LAT_PID")
 # the middle of an interval: 2.5 s after attaching
 sleep 2.5
@@ -67,13 +71,12 @@ check "one entry per program latbpf holds ($NP = $(echo $PROGS | wc -w))" test "
 check "full program names (the kernel keeps 15 characters)" \
 	bash -c "jq -r 'select(.final) | .self.bpf | keys[]' '$J' | grep -qx hiccup_softirq_entry"
 
-# The record of interval k was read at start + k s (+ the poll's few ms);
+# The record of interval k was read at attach + k s (+ the poll's few ms);
 # /proc read at W0, 2.5 s in: between the records of intervals 2 and 3;
 # bpftool between W0 and W1. One interval of guard on each side.
-start=$(final "$J" '.run.start' | sed 's/Z$//' | xargs -I{} date -d {}Z +%s.%N)
-K=$(awk -v a="$W0" -v s="$start" 'BEGIN { printf "%d", a - s }')
-K1=$(awk -v a="$W1" -v s="$start" 'BEGIN { printf "%d", a - s + 0.999 }')
-diag "/proc read $K s after the start, bpftool done $K1 s after"
+K=$(awk -v a="$W0" -v s="$ATT" 'BEGIN { printf "%d", a - s }')
+K1=$(awk -v a="$W1" -v s="$ATT" 'BEGIN { printf "%d", a - s + 0.999 }')
+diag "/proc read $K s after the attach, bpftool done $K1 s after"
 cum() { # PROGRAM FIELD K: the program's FIELD summed over intervals 1..K
 	jq -s "[.[] | select(.interval and .interval <= $3) | .self.bpf[\"$1\"].$2] | add // 0" "$J"
 }
