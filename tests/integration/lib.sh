@@ -199,6 +199,14 @@ held_map() {
 }
 
 # runqlat's log2 histogram: prints "count p50_low p50_high" in ns
+# runqlat_rank FILE RANK: the bounds (ns) of runqlat's log2 bucket that
+# holds the RANK-th smallest sample: "lo hi", hi exclusive (a RANK past
+# the count: the last bucket with samples; none at all: "0 0")
+runqlat_rank() {
+	awk -v r="$2" '/->/ { s += $5; if ($5 > 0) { lo = $1 * 1000; hi = ($3 + 1) * 1000 }
+	                      if (s >= r && $5 > 0) { f = 1; exit } }
+	     END { print lo + 0, hi + 0 }' "$1"
+}
 runqlat_summary() {
 	awk '/->/ { lo[n] = $1; hi[n] = $3; c[n] = $5; tot += $5; n++ }
 	     END { half = tot / 2; s = 0
