@@ -145,6 +145,7 @@ struct lat_bctx {
 
 struct lat_bench_def {
 	const char *name;	/* selects it */
+	const char *group;	/* so does its group: cpu, mem, net, fs */
 	const char *results;	/* the names it produces, for --list */
 	const char *what;
 	__u64 budget_ns;	/* default time */
@@ -200,5 +201,6 @@ int lat_bench_memlat(struct lat_bctx *c);	/* memlat.c */
 int lat_bench_tcp_rtt(struct lat_bctx *c);	/* tcp.c */
 int lat_bench_tcp_connect(struct lat_bctx *c);
 int lat_bench_hiccup(struct lat_bctx *c);	/* hiccup.c */
+int lat_bench_call(struct lat_bctx *c);	/* call.c */
 
 #endif

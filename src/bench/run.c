@@ -17,30 +17,33 @@
 #define S 1000000000ULL
 
 static const struct lat_bench_def defs[] = {
-	{ "timer", "timer_region timer_clock_gettime timer_rdtsc timer_rdtscp "
+	{ "timer", "cpu", "timer_region timer_clock_gettime timer_rdtsc timer_rdtscp "
 	  "timer_lfence_rdtsc timer_cpuid_rdtsc (x86) timer_cntvct timer_isb_cntvct (arm64)",
 	  "what reading the time costs", S, false, lat_bench_timer },
-	{ "syscall", "syscall_getppid syscall_write_null",
+	{ "call", "cpu", "call_0 ... call_7",
+	  "a procedure call and return with 0 to 7 integer arguments", S / 2, false,
+	  lat_bench_call },
+	{ "syscall", "cpu", "syscall_getppid syscall_write_null",
 	  "a system call that does nothing, and a 0-byte write to /dev/null", S, true,
 	  lat_bench_syscall },
-	{ "ctxsw", "pipe_1thread ctxsw_thread ctxsw_process",
+	{ "ctxsw", "cpu", "pipe_1thread ctxsw_thread ctxsw_process",
 	  "pipe ping-pong on one core: per switch, pipe cost taken off", 2 * S, true,
 	  lat_bench_ctxsw },
-	{ "thread", "thread_create_join", "pthread_create + pthread_join", S, true,
+	{ "thread", "cpu", "thread_create_join", "pthread_create + pthread_join", S, true,
 	  lat_bench_thread },
-	{ "fork", "fork_exit_wait", "fork + _exit + waitpid", S, false, lat_bench_fork },
-	{ "fault_minor", "fault_minor", "first touch of anonymous memory, THP off", S, true,
+	{ "fork", "cpu", "fork_exit_wait", "fork + _exit + waitpid", S, false, lat_bench_fork },
+	{ "fault_minor", "mem", "fault_minor", "first touch of anonymous memory, THP off", S, true,
 	  lat_bench_fault_minor },
-	{ "fault_major", "fault_major", "file pages read in by a fault, random order",
+	{ "fault_major", "fs", "fault_major", "file pages read in by a fault, random order",
 	  2 * S, false, lat_bench_fault_major },
-	{ "memlat", "memlat_4k ... memlat_256m",
+	{ "memlat", "mem", "memlat_4k ... memlat_256m",
 	  "dependent loads over a random cycle: the cache hierarchy", 5 * S, false,
 	  lat_bench_memlat },
-	{ "tcp_rtt", "tcp_rtt", "1-byte TCP ping-pong over 127.0.0.1", S, true,
+	{ "tcp_rtt", "net", "tcp_rtt", "1-byte TCP ping-pong over 127.0.0.1", S, true,
 	  lat_bench_tcp_rtt },
-	{ "tcp_connect", "tcp_connect", "TCP connect + close over 127.0.0.1", S, false,
+	{ "tcp_connect", "net", "tcp_connect", "TCP connect + close over 127.0.0.1", S, false,
 	  lat_bench_tcp_connect },
-	{ "hiccup", "hiccup_raw hiccup_corrected hiccup_cpuN_raw hiccup_cpuN_corrected",
+	{ "hiccup", "cpu", "hiccup_raw hiccup_corrected hiccup_cpuN_raw hiccup_cpuN_corrected",
 	  "jHiccup-style meter: a pinned thread per core sleeps --interval", 5 * S, false,
 	  lat_bench_hiccup },
 };
@@ -146,7 +149,8 @@ static void usage(FILE *f)
 {
 	fputs("usage: latbpf bench [NAME...] [--duration DUR] [--cpu LIST] [--interval DUR]\n"
 	      "                    [--dir DIR] [--json FILE|-] [--list]\n"
-	      "  NAME        a benchmark, a result name or a group (fault, tcp); default: all\n"
+	      "  NAME        a benchmark, a result name, a group (cpu, mem, net, fs) or a\n"
+	      "              prefix (fault, tcp); default: all\n"
 	      "  --duration  time for each benchmark (default: its own, 1-5 s; ~20 s in all)\n"
 	      "  --cpu       cores to use: the first runs one-core benchmarks, all run the\n"
 	      "              hiccup meter (default: the last allowed core; all allowed cores)\n"
@@ -164,7 +168,7 @@ static bool name_matches(const struct lat_bench_def *d, const char *name)
 	/* the results list also holds "(x86)" and "...": not names */
 	if (!n || strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != n)
 		return false;
-	if (!strcmp(d->name, name))
+	if (!strcmp(d->name, name) || !strcmp(d->group, name))
 		return true;
 	if (u && (size_t)(u - d->name) == n && !strncmp(d->name, name, n))
 		return true;	/* a group: "fault", "tcp" */
@@ -310,8 +314,8 @@ static int parse(int argc, char **argv, struct bopts *b)
 static void list(FILE *f)
 {
 	for (int i = 0; i < NDEFS; i++)
-		fprintf(f, "%-12s %4.1fs  %s\n%14s results: %s\n", defs[i].name,
-			defs[i].budget_ns / 1e9, defs[i].what, "", defs[i].results);
+		fprintf(f, "%-12s %-4s %4.1fs  %s\n%14s results: %s\n", defs[i].name,
+			defs[i].group, defs[i].budget_ns / 1e9, defs[i].what, "", defs[i].results);
 }
 
 /* The bench's results go through the output layer like a trace's: published

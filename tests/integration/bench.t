@@ -108,6 +108,30 @@ check "  the fallback is said on stderr" grep -q 'WARNING: .*clock_gettime(CLOCK
 check "  and in the JSON" jqe '.tsc.source == "clock_gettime" and .tsc.fallback != null and .tsc.hz == 1000000000' "$T/fb.json"
 check "  and still measures" jqe '[.results[] | .hist.count > 100] | all' "$T/fb.json"
 
+# --- procedure calls: above zero, below a system call, and no cheaper with
+# more arguments. In cycles (a call is ~3 of them): each timed region holds
+# 256 calls and the per-call figure is rounded to a whole cycle, so "no
+# cheaper" allows that one cycle of rounding.
+cyc() { res "$T/all.json" "$1" .cycles.p50; }
+sc=$(cyc syscall_getppid)
+calls=$(for k in 0 1 2 3 4 5 6 7; do printf '%s ' "$(cyc call_$k)"; done)
+diag "call_0..7 p50 cycles: $calls; syscall_getppid $sc"
+prev=
+for k in 0 1 2 3 4 5 6 7; do
+	c=$(cyc call_$k)
+	check "call_$k: above zero and below a system call (1 <= $c < $sc cycles)" \
+		bash -c "[ '$c' -ge 1 ] && [ '$c' -lt '$sc' ]"
+	[ -n "$prev" ] && check "call_$k ($c cycles) no cheaper than call_$((k - 1)) ($prev) - 1 cycle of rounding" \
+		num_le "$((prev - 1))" "$c"
+	prev=$c
+done
+check "call_7 ($(cyc call_7) cycles) no cheaper than call_0 ($(cyc call_0))" num_le "$(cyc call_0)" "$(cyc call_7)"
+# a group selects its benchmarks and only those
+timeout -s KILL 30 "$LATBPF" bench net --duration 100ms --json "$T/net.json" >/dev/null 2>&1
+ok $? "bench net (a group) exits 0"
+check "  and ran tcp_rtt and tcp_connect alone ($(jq -r '[.results[].name] | join(" ")' "$T/net.json"))" \
+	jqe '[.results[].name] | sort == ["tcp_connect", "tcp_rtt"]' "$T/net.json"
+
 # --- context switch against perf bench sched pipe, run right after, same core ---
 timeout -s KILL 30 "$LATBPF" bench ctxsw --cpu 1 --duration 1s --json "$T/cs.json" >/dev/null 2>&1
 ok $? "bench ctxsw exits 0"
