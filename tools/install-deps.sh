@@ -7,7 +7,7 @@
 #
 # Debian/Ubuntu (apt). On Fedora/RHEL the equivalent is:
 #   dnf install clang llvm bpftool libbpf-devel elfutils-libelf-devel \
-#       zlib-devel make gcc bcc-tools rt-tests perf jq fio iproute perl-Test-Harness tmux bpftrace
+#       zlib-devel make gcc bcc-tools rt-tests perf jq fio iproute perl-Test-Harness tmux bpftrace mbw
 set -euo pipefail
 
 # command -> Debian package
@@ -17,6 +17,8 @@ need=(
 	"biolatency:libbpf-tools" "cyclictest:rt-tests" "hackbench:rt-tests"
 	"perf:linux-perf" "fio:fio" "ip:iproute2" "ss:iproute2" "timeout:coreutils"
 	"taskset:util-linux" "tmux:tmux" "pgrep:procps" "losetup:mount"
+	# bench.t: memory copy bandwidth against a tool nobody here wrote
+	"mbw:mbw"
 	# affinity.t counts latbpf's own context switches per CPU from outside
 	"bpftrace:bpftrace"
 	# readers of latbpf's exports that nobody here wrote: the tests decode

@@ -119,12 +119,15 @@ static inline __u64 lat_tick_end(void)
 	return lat_bclock.counter ? lat_counter_end() : lat_mono_ns();
 }
 
-/* One result: a distribution per operation, in ns and in ticks. */
+/* One result: a distribution per operation, in ns and in ticks; or, for a
+ * bandwidth (mb_s), per timed block in MB/s and in ticks, and the total. */
 struct lat_bres {
 	char name[40];		/* stable: scripts key on it */
 	const char *method;
 	__u32 batch;		/* operations per timed region */
-	struct lat_hist ns, ticks;
+	struct lat_hist ns, ticks;	/* ns: MB/s when mb_s */
+	bool mb_s;
+	double total_mb_s;	/* all bytes over the whole (wall) time */
 	char note[240];		/* what the reader must know, or "" */
 	bool failed;		/* the result is not what it claims (see note) */
 	/* a count the kernel keeps, against what the benchmark expected */
@@ -159,6 +162,9 @@ struct lat_bres *lat_bres_new(struct lat_bctx *c, const char *name,
 void lat_bres_add(struct lat_bres *r, __u64 ticks);	/* one timed region */
 void lat_bres_add_ticks(struct lat_bres *r, __u64 ticks);	/* one op, as is */
 void lat_bres_add_ns(struct lat_bres *r, __u64 ns);	/* a value in ns */
+/* a timed block of `bytes` that took `ticks` (the empty region not yet
+ * taken off), into a bandwidth result: MB/s */
+void lat_bres_add_block(struct lat_bres *r, __u64 ticks, __u64 bytes);
 bool lat_bench_over(const struct lat_bctx *c, __u64 samples, __u64 max);
 int lat_bench_pin(int cpu);
 int lat_bench_main(int argc, char **argv);	/* argv: latbpf bench ... */
@@ -202,5 +208,6 @@ int lat_bench_tcp_rtt(struct lat_bctx *c);	/* tcp.c */
 int lat_bench_tcp_connect(struct lat_bctx *c);
 int lat_bench_hiccup(struct lat_bctx *c);	/* hiccup.c */
 int lat_bench_call(struct lat_bctx *c);	/* call.c */
+int lat_bench_membw(struct lat_bctx *c);	/* membw.c */
 
 #endif

@@ -32,6 +32,11 @@ static const struct lat_bench_def defs[] = {
 	{ "thread", "cpu", "thread_create_join", "pthread_create + pthread_join", S, true,
 	  lat_bench_thread },
 	{ "fork", "cpu", "fork_exit_wait", "fork + _exit + waitpid", S, false, lat_bench_fork },
+	{ "membw", "mem", "mem_read_cache mem_write_cache mem_copy_cache mem_read_dram "
+	  "mem_write_dram mem_copy_dram mem_read_cache_all mem_write_cache_all "
+	  "mem_copy_cache_all mem_read_dram_all mem_write_dram_all mem_copy_dram_all",
+	  "memory bandwidth in MB/s: read, write, copy; in cache and far above it", 4 * S,
+	  false, lat_bench_membw },
 	{ "fault_minor", "mem", "fault_minor", "first touch of anonymous memory, THP off", S, true,
 	  lat_bench_fault_minor },
 	{ "fault_major", "fs", "fault_major", "file pages read in by a fault, random order",
@@ -106,6 +111,19 @@ void lat_bres_add_ns(struct lat_bres *r, __u64 ns)
 	lat_hist_record(&r->ticks, (__u64)((double)ns * lat_bclock.hz / 1e9 + 0.5));
 }
 
+void lat_bres_add_block(struct lat_bres *r, __u64 ticks, __u64 bytes)
+{
+	__u64 t = lat_bench_per_op(ticks, lat_bclock.overhead, 1);
+	__u64 ns = lat_ticks_to_ns(t, lat_bclock.hz);
+
+	if (!r)
+		return;
+	r->mb_s = true;
+	/* bytes per ns are GB/s: x 1000 for MB/s */
+	lat_hist_record(&r->ns, (bytes * 1000 + (ns ? ns : 1) / 2) / (ns ? ns : 1));
+	lat_hist_record(&r->ticks, t);
+}
+
 /* Enough: max samples taken, or the time is up (after at least one). */
 bool lat_bench_over(const struct lat_bctx *c, __u64 samples, __u64 max)
 {
@@ -151,7 +169,7 @@ static void usage(FILE *f)
 	      "                    [--dir DIR] [--json FILE|-] [--list]\n"
 	      "  NAME        a benchmark, a result name, a group (cpu, mem, net, fs) or a\n"
 	      "              prefix (fault, tcp); default: all\n"
-	      "  --duration  time for each benchmark (default: its own, 1-5 s; ~20 s in all)\n"
+	      "  --duration  time for each benchmark (default: its own, 0.5-5 s; ~25 s in all)\n"
 	      "  --cpu       cores to use: the first runs one-core benchmarks, all run the\n"
 	      "              hiccup meter (default: the last allowed core; all allowed cores)\n"
 	      "  --interval  the hiccup meter's sleep (default 1ms)\n"
@@ -361,6 +379,9 @@ static void publish_results(struct lat_snap *s, struct lat_bres **res, int n)
 		lat_pub_str(s, "name", r->name);
 		lat_pub_str(s, "method", r->method);
 		lat_pub_num(s, "batch", r->batch);
+		lat_pub_str(s, "unit", r->mb_s ? "MB/s" : "ns");
+		if (r->mb_s)
+			lat_pub_real(s, "total_mb_s", r->total_mb_s, 0);
 		lat_pub_hist(s, "hist", NULL, &r->ns, NULL);
 		c = lat_pub_hist(s, "cycles", NULL, &r->ticks, NULL);
 		if (c)
@@ -463,8 +484,11 @@ void lat_bench_table(FILE *f, const struct lat_node *bench)
 
 			if (!h)
 				continue;
+			const char *unit = str_of(r, "unit");
+			bool ns = !unit || !strcmp(unit, "ns");
+
 			if (row == 0)
-				fprintf(f, "%-24s %-6s %9llu", str_of(r, "name"), "ns",
+				fprintf(f, "%-24s %-6s %9llu", str_of(r, "name"), ns ? "ns" : unit,
 					(unsigned long long)h->count);
 			else
 				fprintf(f, "%-24s %-6s %9s", "", "cycles", "");
@@ -473,7 +497,7 @@ void lat_bench_table(FILE *f, const struct lat_node *bench)
 					fprintf(f, " %9s", "-");
 					continue;
 				}
-				fmt_cell(b, sizeof(b), h, cols[k], row == 0);
+				fmt_cell(b, sizeof(b), h, cols[k], row == 0 && ns);
 				starred |= strchr(b, '*') != NULL;
 				fprintf(f, " %9s", b);
 			}
@@ -496,6 +520,9 @@ static void methods(FILE *f, const struct lat_node *res)
 		if (real_of(r, "batch") > 1)
 			fprintf(f, "; %.0f per timed region, per operation shown",
 				real_of(r, "batch"));
+		if (lat_snap_find(r, "total_mb_s"))
+			fprintf(f, "; MB/s per timed block shown; in all: %.0f MB/s",
+				real_of(r, "total_mb_s"));
 		fputc('\n', f);
 		ok = lat_snap_find(r, "ok");
 		/* a note can quote --dir */
