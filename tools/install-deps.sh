@@ -7,7 +7,7 @@
 #
 # Debian/Ubuntu (apt). On Fedora/RHEL the equivalent is:
 #   dnf install clang llvm bpftool libbpf-devel elfutils-libelf-devel \
-#       zlib-devel make gcc bcc-tools rt-tests perf jq fio iproute perl-Test-Harness tmux bpftrace mbw
+#       zlib-devel make gcc bcc-tools rt-tests perf jq fio iproute perl-Test-Harness tmux bpftrace mbw iperf3
 set -euo pipefail
 
 # command -> Debian package
@@ -18,7 +18,7 @@ need=(
 	"perf:linux-perf" "fio:fio" "ip:iproute2" "ss:iproute2" "timeout:coreutils"
 	"taskset:util-linux" "tmux:tmux" "pgrep:procps" "losetup:mount"
 	# bench.t: memory copy bandwidth against a tool nobody here wrote
-	"mbw:mbw"
+	"mbw:mbw" "iperf3:iperf3"
 	# affinity.t counts latbpf's own context switches per CPU from outside
 	"bpftrace:bpftrace"
 	# readers of latbpf's exports that nobody here wrote: the tests decode

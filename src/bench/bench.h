@@ -206,6 +206,7 @@ int lat_bench_fault_major(struct lat_bctx *c);
 int lat_bench_memlat(struct lat_bctx *c);	/* memlat.c */
 int lat_bench_tcp_rtt(struct lat_bctx *c);	/* tcp.c */
 int lat_bench_tcp_connect(struct lat_bctx *c);
+int lat_bench_tcp_bw(struct lat_bctx *c);
 int lat_bench_hiccup(struct lat_bctx *c);	/* hiccup.c */
 int lat_bench_call(struct lat_bctx *c);	/* call.c */
 int lat_bench_membw(struct lat_bctx *c);	/* membw.c */

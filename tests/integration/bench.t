@@ -129,8 +129,32 @@ check "call_7 ($(cyc call_7) cycles) no cheaper than call_0 ($(cyc call_0))" num
 # a group selects its benchmarks and only those
 timeout -s KILL 30 "$LATBPF" bench net --duration 100ms --json "$T/net.json" >/dev/null 2>&1
 ok $? "bench net (a group) exits 0"
-check "  and ran tcp_rtt and tcp_connect alone ($(jq -r '[.results[].name] | join(" ")' "$T/net.json"))" \
-	jqe '[.results[].name] | sort == ["tcp_connect", "tcp_rtt"]' "$T/net.json"
+check "  and ran the TCP benchmarks alone ($(jq -r '[.results[].name] | join(" ")' "$T/net.json"))" \
+	jqe '[.results[].name] | sort == ["tcp_bw", "tcp_connect", "tcp_rtt", "tcp_setup", "tcp_teardown"]' "$T/net.json"
+# connect + close, and each timed alone inside the same loop: the parts
+# add up to the whole within the fences' few ns and a bucket either way
+tc=$(res "$T/all.json" tcp_connect .hist.p50)
+tu=$(res "$T/all.json" tcp_setup .hist.p50)
+td=$(res "$T/all.json" tcp_teardown .hist.p50)
+diag "tcp_connect p50 $tc ns: setup $tu + teardown $td"
+check "tcp_setup ($tu) + tcp_teardown ($td) = tcp_connect ($tc) +- 15 % (medians, one log-linear bucket each)" \
+	between "$((tu + td))" "$((tc * 85 / 100))" "$((tc * 115 / 100))"
+check "both parts take time (setup $tu, teardown $td ns)" bash -c "[ '$tu' -gt 0 ] && [ '$td' -gt 0 ]"
+# loopback bandwidth against iperf3 on 127.0.0.1, pinned the same way
+# (sender on cpu 1, receiver on cpu 0), right after, within 2x
+command -v iperf3 >/dev/null || cannot_run "iperf3 missing (tools/install-deps.sh)"
+timeout -s KILL 30 "$LATBPF" bench tcp_bw --cpu 1,0 --json "$T/bw.json" >/dev/null 2>&1
+ok $? "bench tcp_bw exits 0"
+bw=$(res "$T/bw.json" tcp_bw .total_mb_s)
+port=$(free_port)
+timeout -s KILL 30 taskset -c 0 iperf3 -s -1 -B 127.0.0.1 -p "$port" >/dev/null 2>&1 &
+ip=$!
+sleep 0.5
+ibw=$(timeout -s KILL 30 taskset -c 1 iperf3 -c 127.0.0.1 -p "$port" -t 2 -J 2>/dev/null |
+	jq '.end.sum_received.bits_per_second / 8e6 | floor')
+wait "$ip"
+diag "TCP over 127.0.0.1: latbpf tcp_bw $bw MB/s, iperf3 $ibw MB/s"
+check "tcp_bw ($bw MB/s) within 2x of iperf3's ($ibw MB/s)" between "$bw" "$((ibw / 2))" "$((ibw * 2))"
 
 # --- memory bandwidth against perf bench mem memcpy and Debian's mbw, run
 # right after on the same core(s), within 2x (the issue's tolerance): they
