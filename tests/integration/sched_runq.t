@@ -43,7 +43,7 @@ for p in hogs idle; do
 	vol=$(final "$T/$p.json" .sched.switches.voluntary)
 	invol=$(final "$T/$p.json" .sched.switches.involuntary)
 	read -r rq_count rq_lo rq_hi <<<"$(runqlat_summary "$T/$p.rq")"
-	eval "${p}_p99=$p99 ${p}_p999=$(final "$T/$p.json" '.sched.runq["p99.9"]') ${p}_count=$count"
+	eval "${p}_p99=$p99 ${p}_p999=$(final "$T/$p.json" '.sched.runq["p99.9"]') ${p}_count=$count ${p}_rq=$rq_count"
 	diag "$p: wakeups $sleeps nvcsw $nvcsw nivcsw $nivcsw | latbpf runq n=$count p50=$p50 p99=$p99 vol=$vol invol=$invol | runqlat n=$rq_count p50 in [$rq_lo, $rq_hi) ns"
 	# one sample per wakeup and one per preemption (the thread waits in the
 	# run queue again: on PREEMPT_RT ktimers/N and rcuc/N preempt it ~100
@@ -68,13 +68,18 @@ done
 # ~500 us alone but fell below 200 us in some full-suite runs (cause not yet
 # found), so it is reported, not asserted.
 diag "tail: p99 with hogs $hogs_p99 ns, idle $idle_p99 ns"
-# the same tail in runqlat's histogram: latbpf's p99.9 is the sample of
-# rank ceil(0.999 n); the two tools count a sample or two apart (above), so
-# runqlat's buckets of the ranks 3 either side bound it, one log2 bucket wide
+# the same tail in runqlat's histogram. latbpf's p99.9 is its sample of
+# rank r = ceil(0.999 n), with n - r samples above it; in runqlat's m
+# samples that is rank m - (n - r). The tools' counts differ by |n - m|
+# (in the 6.1-rt guest, with 166 preemptions, runqlat counted 2157 waits
+# and latbpf 2174), and a rank is only known to that many, plus 3: runqlat's
+# buckets of the ranks that far either side bound it, one log2 bucket wide
+d=$((hogs_count > hogs_rq ? hogs_count - hogs_rq : hogs_rq - hogs_count))
 r=$(awk -v n="$hogs_count" 'BEGIN { r = n * 0.999; print (r == int(r) ? r : int(r) + 1) }')
-read -r tlo _ <<<"$(runqlat_rank "$T/hogs.rq" $((r - 3)))"
-read -r _ thi <<<"$(runqlat_rank "$T/hogs.rq" $((r + 3)))"
-check "hogs: p99.9 ($hogs_p999 ns) within one log2 bucket of runqlat's ranks $((r - 3))..$((r + 3)) [$tlo, $thi)" \
+c=$((hogs_rq - (hogs_count - r)))
+read -r tlo _ <<<"$(runqlat_rank "$T/hogs.rq" $((c - 3 - d)))"
+read -r _ thi <<<"$(runqlat_rank "$T/hogs.rq" $((c + 3 + d)))"
+check "hogs: p99.9 ($hogs_p999 ns) within one log2 bucket of runqlat's ranks $((c - 3 - d))..$((c + 3 + d)) of $hogs_rq [$tlo, $thi)" \
 	between "$hogs_p999" "$((tlo / 2))" "$((thi * 2))"
 # EEVDF (6.6+) lets the sleeper wait out a hog's slice now and then; the
 # older CFS places a sleeper far enough back that it preempts at once, and
