@@ -210,5 +210,6 @@ int lat_bench_tcp_bw(struct lat_bctx *c);
 int lat_bench_hiccup(struct lat_bctx *c);	/* hiccup.c */
 int lat_bench_call(struct lat_bctx *c);	/* call.c */
 int lat_bench_membw(struct lat_bctx *c);	/* membw.c */
+__u64 lat_bench_llc_bytes(void);	/* memlat.c: from sysfs, 0 if unknown */
 
 #endif

@@ -41,27 +41,6 @@ struct bw_job {
 	int err;
 };
 
-/* The largest cache cpu0 reports (the last level), or 0 */
-static __u64 llc_bytes(void)
-{
-	char path[80], buf[32], *end;
-	__u64 best = 0, v;
-	FILE *f;
-
-	for (int i = 0; i < 16; i++) {
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-		if (!(f = fopen(path, "re")))
-			break;
-		if (fgets(buf, sizeof(buf), f)) {
-			v = strtoull(buf, &end, 10);
-			v <<= *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
-			best = v > best ? v : best;
-		}
-		fclose(f);
-	}
-	return best;
-}
-
 static __u64 read_block(const __u64 *p, size_t n)
 {
 	__u64 a = 0, b = 0, c = 0, d = 0;
@@ -177,7 +156,7 @@ static int phase(struct lat_bres *r, int op, char *src, char *dst, size_t size,
 int lat_bench_membw(struct lat_bctx *c)
 {
 	static char method[2][2][NOPS][200];
-	__u64 llc = llc_bytes(), budget;
+	__u64 llc = lat_bench_llc_bytes(), budget;
 	size_t sizes[2];
 	int single[1] = { c->cpu }, nall = c->ncpus > 0 ? c->ncpus : 1, err = 0;
 	char *src, *dst, name[40];
@@ -187,6 +166,8 @@ int lat_bench_membw(struct lat_bctx *c)
 	sizes[0] = llc ? llc / 4 : MIB;
 	sizes[0] = sizes[0] < 64 * 1024 ? 64 * 1024 : sizes[0];
 	sizes[1] = llc * 8 > 256 * MIB ? llc * 8 : 256 * MIB;
+	/* bounded: two buffers of at most 1 GiB, whatever the cache */
+	sizes[1] = sizes[1] > 1024 * MIB ? 1024 * MIB : sizes[1];
 	src = mmap(NULL, sizes[1], PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	dst = mmap(NULL, sizes[1], PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (src == MAP_FAILED || dst == MAP_FAILED) {
@@ -213,7 +194,7 @@ int lat_bench_membw(struct lat_bctx *c)
 					 "%s over %zu KiB (%s the %llu KiB last-level cache), "
 					 "1 MiB blocks, %s",
 					 op == OP_READ ? "64-bit loads" : op == OP_WRITE ? "memset" :
-					 "memcpy", sizes[s] >> 10, s ? "8x or more" : "a quarter of",
+					 "memcpy", sizes[s] >> 10, s ? "far above" : "a quarter of",
 					 (unsigned long long)(llc >> 10),
 					 all ? "a thread on every chosen core, each on its share" :
 					 "one thread");

@@ -109,6 +109,28 @@ static void cache_sizes(char *buf, size_t len)
 	}
 }
 
+/* The largest cache cpu0 reports (the last level), or 0: membw.c sizes
+ * its working sets by it */
+__u64 lat_bench_llc_bytes(void)
+{
+	char path[80], buf[32], *end;
+	__u64 best = 0, v;
+	FILE *f;
+
+	for (int i = 0; i < 16; i++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+		if (!(f = fopen(path, "re")))
+			break;
+		if (fgets(buf, sizeof(buf), f)) {
+			v = strtoull(buf, &end, 10);
+			v <<= *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+			best = v > best ? v : best;
+		}
+		fclose(f);
+	}
+	return best;
+}
+
 static void size_name(char *b, size_t n, __u64 bytes)
 {
 	if (bytes >= 1 << 20)
