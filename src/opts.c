@@ -18,8 +18,9 @@ void lat_usage(FILE *f)
 
 	fputs(
 "Usage: latbpf [OPTIONS] [-- COMMAND [ARG...]]\n"
-"       latbpf bench [NAME...] [--duration DUR] [--cpu LIST] [--json FILE|-]\n"
-"                    [--list] (latbpf bench --help)\n"
+"       latbpf bench [NAME...] [--duration DUR] [--runs N] [--cpu LIST]\n"
+"                    [--json FILE|-] [--hlog FILE] [--list] (latbpf bench --help)\n"
+"       latbpf bench compare A.json B.json\n"
 "       latbpf --version | --help\n"
 "\n"
 "Traces where a process's latency goes, from outside it, with BPF on\n"

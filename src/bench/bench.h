@@ -119,6 +119,11 @@ static inline __u64 lat_tick_end(void)
 	return lat_bclock.counter ? lat_counter_end() : lat_mono_ns();
 }
 
+/* the table's columns: p50 p90 p99 p99.9 and the max (101) */
+#define LAT_BENCH_COLS 5
+extern const double lat_bench_cols[LAT_BENCH_COLS];
+extern const char *const lat_bench_col_names[LAT_BENCH_COLS];
+
 /* One result: a distribution per operation, in ns and in ticks; or, for a
  * bandwidth (mb_s), per timed block in MB/s and in ticks, and the total. */
 struct lat_bres {
@@ -133,6 +138,16 @@ struct lat_bres {
 	/* a count the kernel keeps, against what the benchmark expected */
 	const char *check;	/* e.g. "ru_majflt", or NULL */
 	__s64 expected, observed;
+	/* when the run was (lat_mono_ns), for the .hlog interval */
+	__u64 t_start, t_end;
+	/* across --runs: per column (p50 p90 p99 p99.9 max), in ns (or MB/s)
+	 * [0] and ticks [1], the median, lowest and highest run */
+	int nruns;
+	struct lat_brun {
+		double median;
+		__u64 lo, hi;
+		bool few;	/* some run had too few samples for it */
+	} runs[2][LAT_BENCH_COLS];
 };
 
 struct lat_bctx {
@@ -181,6 +196,12 @@ void lat_baseline_free(struct lat_baseline *b);
 
 /* Pure arithmetic, unit-tested. */
 __u64 lat_bench_per_op(__u64 ticks, __u64 overhead, __u32 batch);
+/* the median of v[0..n) (sorts v): the middle one, or the mean of the two */
+double lat_bench_median(__u64 *v, int n);
+/* compare.c: latbpf bench compare A.json B.json; 0, LAT_BENCH_REGRESSED,
+ * -EINVAL (usage, unreadable or not a bench's JSON) */
+#define LAT_BENCH_REGRESSED 1
+int lat_bench_compare(int argc, char **argv);
 static inline __u64 lat_ticks_to_ns(__u64 ticks, double hz)
 {
 	return (__u64)((double)ticks * 1e9 / hz + 0.5);

@@ -3,6 +3,7 @@
 # perf bench sched pipe, getrusage, a SCHED_FIFO burner of known shape.
 # User space only, but root runs the burner at SCHED_FIFO and reads dmesg.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../hlog/readers.sh"
 need_root
 [ "$(nproc)" -ge 2 ] || { cannot_run "needs 2 CPUs"; }
 jqe() { jq -e "$@" >/dev/null; }
@@ -41,6 +42,23 @@ done
 check "the table has a row per result" grep -q "^hiccup_corrected " "$T/all.out"
 check "the header names the clock and its rate" grep -qE '^clock: (tsc|cntvct) at [0-9.]+ MHz' "$T/all.out"
 check "batched results state their batch" grep -q "syscall_getppid .*16 per timed region" "$T/all.out"
+
+# The run protocol of the whole set: 5 runs after a warm-up, each percentile
+# the median of the runs, with their lowest and highest
+check "the whole set: 5 runs and a warm-up, said in the JSON" \
+	jqe '.bench.runs == 5 and .bench.warmup_s > 0' "$T/all.json"
+check "  and in the table" grep -q "^runs: 5 of each benchmark, in turn, after a warm-up" "$T/all.out"
+bad=$(jq -r '[.results[] | select(.runs.n != 5) | .name] | join(" ")' "$T/all.json")
+ok $([ -z "$bad" ]; echo $?) "every result ran 5 times ($bad)"
+bad=$(jq -r '[.results[] | . as $r | ["p50", "p90", "p99", "p99.9", "max"][] as $k |
+	select(($r.runs[$k].min > $r.runs[$k].median) or ($r.runs[$k].median > $r.runs[$k].max) or
+	       ($r.runs.cycles[$k].min > $r.runs.cycles[$k].median)) | "\($r.name).\($k)"] | join(" ")' "$T/all.json")
+ok $([ -z "$bad" ]; echo $?) "every percentile: min <= median <= max across runs ($bad)"
+# the runs' max and the merged histogram's max are the same sample
+bad=$(jq -r '[.results[] | select(.runs.max.max != .hist.max) | .name] | join(" ")' "$T/all.json")
+ok $([ -z "$bad" ]; echo $?) "the highest run's max is the whole histogram's max ($bad)"
+check "the table has a spread row under each result" \
+	awk '/^syscall_getppid /{ getline; getline; ok = $1 == "spread" } END { exit !ok }' "$T/all.out"
 
 # Major faults: the kernel's own count (ru_majflt) against the pages touched
 exp=$(res "$T/all.json" fault_major .check.expected)
@@ -280,6 +298,65 @@ ok $((st != 1)) "a benchmark stopped by an error exits 1 (status $st)"
 [ "$st" = 1 ] || diag "stderr: $(tail -3 "$T/kill.err")"
 check "  and says which" grep -q 'ctxsw: stopped on an error' "$T/kill.err"
 check "  and the others are still reported" grep -q '^syscall_getppid ' "$T/kill.out"
+
+# --- runs, spread and compare: a regression is flagged beyond the spread ---
+# A: 5 runs on an idle CPU 1. B: the same beside a SCHED_FIFO burner that
+# takes 1 ms of every 2 on CPU 1, which the meter's 1 ms sleeps and the
+# ping-pong's switches (every ~500th waits out a burst: p99.9) must show.
+# 3 s a benchmark: 0.6 s a run holds the 10,000 switches p99.9 needs to be
+# judged even when the burner halves them.
+cmp_run() {
+	timeout -s KILL 60 "$LATBPF" bench syscall ctxsw hiccup --cpu 1 --runs 5 --duration 3s \
+		--json "$T/$1.json" --hlog "$T/$1.hlog" >"$T/$1.out" 2>&1
+}
+cmp_run cA
+ok $? "bench --runs 5 --hlog exits 0"
+"$LATBPF" bench compare "$T/cA.json" "$T/cA.json" >"$T/cAA.out" 2>&1
+ok $? "compare A with itself exits 0"
+check "  and flags nothing" grep -q '^0 of [1-9][0-9]* compared percentiles regressed' "$T/cAA.out"
+cmp_run cC
+"$LATBPF" bench compare "$T/cA.json" "$T/cC.json" >"$T/cAC.out" 2>&1
+diag "A against a second idle run C: $(tail -1 "$T/cAC.out")"
+# p50 is what a CI gate keys on: two idle runs must not differ beyond the spread
+flag=$(awk '$1 ~ /^(syscall_getppid|ctxsw_thread|pipe_1thread)$/ && $2 == "p50" && /REGRESSED/' "$T/cAC.out")
+ok $([ -z "$flag" ]; echo $?) "compare A with a second idle run: no p50 regressed ($flag)"
+"$LATWORK" --cpu 1 --fifo --comm burner burner --period 2ms --burst 1ms --for 25s \
+	>"$T/burner2" &
+bp=$!
+_pids+=($bp)
+sleep 0.3
+cmp_run cB
+ok $? "bench --runs 5 beside the burner exits 0"
+kill "$bp" 2>/dev/null
+wait "$bp" 2>/dev/null
+"$LATBPF" bench compare "$T/cA.json" "$T/cB.json" >"$T/cAB.out" 2>&1
+st=$?
+diag "$(awk '$1 !~ /^(p50|p90|p99|p99\.9|max)$/ { cur = $1 } / ok$|\(the max/ { next }
+	{ print ($1 == cur ? "" : cur " ") $0 }' "$T/cAB.out")"
+ok $((st != 1)) "compare A with the burner's run B exits 1 ($st)"
+regressed() { awk -v n="$1" '$1 != "" && $1 !~ /^(p50|p90|p99|p99\.9|max)$/ { cur = $1 }
+	cur == n && /REGRESSED/ { f = 1 } END { exit !f }' "$T/cAB.out"; }
+check "  and flags ctxsw_thread" regressed ctxsw_thread
+check "  and flags hiccup_raw" regressed hiccup_raw
+check "  but not syscall_getppid's p50 (a syscall does not wait for the CPU)" \
+	awk '$1 == "syscall_getppid" && $2 == "p50" && !/REGRESSED/ { f = 1 } END { exit !f }' "$T/cAB.out"
+# Each run of each result an interval in the .hlog, read by HdrHistogram's own reader
+hlog_java "$T/cA.hlog" >"$T/cA.java" 2>"$T/cA.javaerr"
+ok $? "HdrHistogram's HistogramLogReader reads the bench's .hlog"
+mism=$(jq -r '.results[] | "\(.name) \(.hist.count)"' "$T/cA.json" | while read -r n c; do
+	got=$(awk -v n="$n" '$1 == n { print $2 " " $3 }' "$T/cA.java")
+	[ "$got" = "5 $c" ] || echo "$n: hlog '$got', JSON 5 runs x $c"
+done)
+ok $([ -z "$mism" ]; echo $?) "per result: 5 intervals, their counts adding up to the JSON's ($mism)"
+"$LATBPF" bench syscall --runs 0 >/dev/null 2>&1; ok $(($? != 2)) "--runs 0 exits 2"
+printf '{"tsc": {}, "results": [' >"$T/cut.json"
+"$LATBPF" bench compare "$T/cA.json" "$T/cut.json" >/dev/null 2>"$T/cut.err"
+ok $(($? != 2)) "compare with a cut-off file exits 2"
+check "  and says where" grep -q "cut.json' line 1: " "$T/cut.err"
+echo '{"a": 1}' >"$T/other.json"
+"$LATBPF" bench compare "$T/other.json" "$T/cA.json" >/dev/null 2>"$T/other.err"
+ok $(($? != 2)) "compare with a JSON that is not a bench's exits 2"
+check "  and says so" grep -q "is not the JSON of latbpf bench --json" "$T/other.err"
 
 # --- --baseline: the trace report carries a short host baseline ---
 timeout -s KILL 60 "$LATBPF" --baseline --probes sched --duration 1s --no-tui \

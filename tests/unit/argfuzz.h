@@ -328,6 +328,17 @@ static char *af_v_cgroup(struct af *a, int which)
 	return af_chance(a, 90) ? (char *)AF_PICK(a, l) : af_junk(a);
 }
 
+/* --runs: a count, in and out of 1..100; at most 3 where it runs */
+static char *af_v_runs(struct af *a, int which)
+{
+	static const char *const l[] = { "1", "2", "3", "0", "-1", "101", "100", "5x", "",
+					 "99999999999999999999", "0x3", " 2" };
+
+	if (a->safe)
+		return (char *)AF_PICK(a, ((const char *const[]){ "1", "2", "3", "0", "x" }));
+	return af_chance(a, 90) ? (char *)AF_PICK(a, l) : af_junk(a);
+}
+
 /* latbpf --help's options, each family's included */
 static const struct af_opt af_trace_opts[] = {
 	{ "pid", 'p', af_v_ids, 0 }, { "tid", 't', af_v_ids, 1 },
@@ -347,6 +358,7 @@ static const struct af_opt af_bench_opts[] = {
 	{ "duration", 'd', af_v_dur, 30 }, { "cpu", 'c', af_v_cpus, 0 },
 	{ "interval", 'i', af_v_dur, 0 }, { "dir", 'D', af_v_path, 2 },
 	{ "json", 'j', af_v_path, 1 }, { "list", 'l', NULL, 0 }, { "help", 'h', NULL, 0 },
+	{ "runs", 'r', af_v_runs, 0 }, { "hlog", 'H', af_v_path, 0 },
 };
 
 /* One option, in one of the ways getopt_long reads it (and some it does not) */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* latbpf bench's arithmetic: coordinated-omission correction against
  * HdrHistogram's recordValueWithExpectedInterval on hand-computed cases,
- * the pointer-chase permutation, per-operation amortisation, plateaus. */
+ * the pointer-chase permutation, per-operation amortisation, plateaus, the
+ * median across runs. */
 #include <stdlib.h>
 #include <string.h>
 #include "bench/bench.h"
@@ -127,11 +128,27 @@ static void test_plateaus(void)
 	ok(lat_plateaus(curve, 0, 1.4, lv) == 0, "no points, no plateau");
 }
 
+/* --runs: the median across runs, whatever order they came in */
+static void test_median(void)
+{
+	__u64 odd[] = { 9, 1, 5 }, even[] = { 40, 10, 30, 20 }, one[] = { 7 };
+	__u64 same[] = { 3, 3, 3, 3, 3 }, big[] = { ~0ULL, 1, ~0ULL - 2 };
+
+	ok(lat_bench_median(odd, 3) == 5, "median of 9 1 5 is 5");
+	ok(odd[0] == 1 && odd[2] == 9, "  and v is left sorted: min first, max last");
+	ok(lat_bench_median(even, 4) == 25, "median of 4 runs: the mean of the middle two");
+	ok(lat_bench_median(one, 1) == 7, "median of one run: the run");
+	ok(lat_bench_median(same, 5) == 3, "median of equal runs");
+	ok(lat_bench_median(one, 0) == 0, "median of no runs: 0");
+	ok(lat_bench_median(big, 3) == (double)(~0ULL - 2), "no overflow near 2^64");
+}
+
 int main(void)
 {
 	test_co();
 	test_perm();
 	test_amortise();
 	test_plateaus();
+	test_median();
 	return done_testing();
 }
