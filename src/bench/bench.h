@@ -138,6 +138,8 @@ struct lat_bres {
 	/* a count the kernel keeps, against what the benchmark expected */
 	const char *check;	/* e.g. "ru_majflt", or NULL */
 	__s64 expected, observed;
+	const char *bench, *group;	/* the benchmark that made it */
+	char quarantine[480];	/* why the environment check distrusts it, or "" */
 	/* when the run was (lat_mono_ns), for the .hlog interval */
 	__u64 t_start, t_end;
 	/* across --runs: per column (p50 p90 p99 p99.9 max), in ns (or MB/s)
@@ -213,6 +215,38 @@ void lat_perm_cycle(__u32 *next, __u32 n, __u64 *seed);
  * group's first: levels[i] is the plateau index of point i. Returns the
  * number of plateaus. */
 int lat_plateaus(const double *lat, int n, double step, int *levels);
+
+/* env.c: the environment check. Set-up read before the runs, others'
+ * activity as counter differences around them. */
+#define LAT_BENV_MAX 16
+struct lat_benv_snap {
+	__u64 mono_ns;
+	unsigned long long notbusy, steal, bench_steal, bench_ticks, swap, sectors, self_io;
+	int ncpu;
+	double self_cpu;
+};
+struct lat_benv {
+	const struct lat_bctx *c;
+	struct lat_benv_item {
+		const char *name;	/* stable: "governor", "others_cpu" ... */
+		char value[96];
+		bool warn;
+		const char *affects;	/* "all", a group, a benchmark; NULL: info */
+		char why[160];
+	} items[LAT_BENV_MAX];
+	int n;
+	double others_cpu;
+	struct lat_benv_snap a;
+	unsigned long long irqs, irq_n0;	/* device IRQs on the bench core */
+	__u64 irq_ns, irq_t0;			/* ... in this much benchmark time */
+};
+void lat_benv_begin(struct lat_benv *e, const struct lat_bctx *c);
+void lat_benv_end(struct lat_benv *e);
+void lat_benv_bench(struct lat_benv *e, const char *group, bool end);	/* around each */
+void lat_benv_quarantine(const struct lat_benv *e, const char *bench, const char *group,
+			 char *out, size_t n);
+void lat_benv_publish(const struct lat_benv *e, struct lat_snap *s);
+void lat_benv_text(const struct lat_benv *e, FILE *f);
 
 /* The groups */
 /* clock.c: check and calibrate; flags: the TSC flags of /proc/cpuinfo */

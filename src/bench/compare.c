@@ -4,7 +4,9 @@
  * percentile, judged against the spread across runs. A regression is B's
  * median beyond A's worst run by more than 10 % of A's median (and 1 ns),
  * with even B's best run beyond A's worst: the two spreads apart. A
- * bandwidth regresses downwards. The JSON is read with a small parser of
+ * bandwidth regresses downwards. A result the environment check
+ * quarantined in either file is still judged (a CI gate errs on the side
+ * of a flag), and the verdict and the summary say so. The JSON is read with a small parser of
  * its own: a bench's output is latbpf's, but the files come from anywhere.
  */
 #include <ctype.h>
@@ -347,7 +349,7 @@ int lat_bench_compare(int argc, char **argv)
 {
 	struct jval *a = NULL, *b = NULL;
 	const struct jval *ra, *rb, *r, *s;
-	int flagged = 0, compared = 0, err = 0;
+	int flagged = 0, compared = 0, err = 0, doubtful = 0;
 	char n1[32], n2[32], n3[32], n4[32], q[LAT_ARG_MAX];
 
 	if (argc != 3 || argv[1][0] == '-' || argv[2][0] == '-') {
@@ -380,6 +382,11 @@ int lat_bench_compare(int argc, char **argv)
 			printf("%-24s only in A\n", q);
 			continue;
 		}
+		const struct jval *qa = jget(r, "quarantine"), *qb = jget(s, "quarantine");
+		const char *quar = qa && qa->kind == J_STR ? (qb && qb->kind == J_STR ?
+			" (A and B quarantined)" : " (A quarantined)") :
+			qb && qb->kind == J_STR ? " (B quarantined)" : "";
+
 		u = jget(r, "unit");
 		unit = u && u->kind == J_STR ? u->str : "ns";
 		ns = strcmp(unit, "MB/s") != 0;
@@ -398,7 +405,7 @@ int lat_bench_compare(int argc, char **argv)
 				verdict = "(too few samples, not judged)";
 			else if (ns ? cb.median > ca.hi + margin && cb.lo > ca.hi :
 				      cb.median < ca.lo - margin && cb.hi < ca.lo)
-				verdict = "REGRESSED", flagged++;
+				verdict = "REGRESSED", flagged++, doubtful += *quar != 0;
 			else if (ns ? cb.median < ca.lo - margin && cb.hi < ca.lo :
 				      cb.median > ca.hi + margin && cb.lo > ca.hi)
 				verdict = "better";
@@ -408,8 +415,9 @@ int lat_bench_compare(int argc, char **argv)
 			fmt(n2, sizeof(n2), ca.lo, ns);
 			fmt(n3, sizeof(n3), ca.hi, ns);
 			fmt(n4, sizeof(n4), cb.median, ns);
-			printf("%-24s %-6s %10s %10s..%-10s %10s %+7.1f%%  %s\n", k ? "" : q,
-			       lat_bench_col_names[k], n1, n2, n3, n4, pct, verdict);
+			printf("%-24s %-6s %10s %10s..%-10s %10s %+7.1f%%  %s%s\n", k ? "" : q,
+			       lat_bench_col_names[k], n1, n2, n3, n4, pct, verdict,
+			       k < LAT_BENCH_COLS - 1 ? quar : "");
 		}
 	}
 	for (s = rb->child; s; s = s->next) {
@@ -421,8 +429,11 @@ int lat_bench_compare(int argc, char **argv)
 			printf("%-24s only in B\n", lat_term_arg(q, sizeof(q), name));
 	}
 	printf("%d of %d compared percentiles regressed beyond A's spread (+10%%, B's best "
-	       "run beyond A's worst)\n", flagged,
-	       compared);
+	       "run beyond A's worst)\n", flagged, compared);
+	if (doubtful)
+		printf("%d of these in results the environment check quarantined (their "
+		       "\"quarantine\" says why): the host, not the build, may be the cause\n",
+		       doubtful);
 	err = flagged ? LAT_BENCH_REGRESSED : 0;
 out:
 	jfree(a);

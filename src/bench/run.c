@@ -472,6 +472,8 @@ static void publish_results(struct lat_snap *s, struct lat_bres **res, int n)
 		}
 		if (r->nruns > 1)
 			publish_runs(s, r);
+		if (r->quarantine[0])
+			lat_pub_str(s, "quarantine", r->quarantine);
 		lat_pub_bool(s, "ok", !r->failed);
 		lat_pub_end(s);
 	}
@@ -655,6 +657,8 @@ static void methods(FILE *f, const struct lat_node *res)
 		if ((note = str_of(r, "note")))
 			fprintf(f, "  %-24s %s%s\n", "", ok && !ok->v.b ? "WARNING: " : "",
 				lat_term_arg(safe, sizeof(safe), note));
+		if ((note = str_of(r, "quarantine")))
+			fprintf(f, "  %-24s QUARANTINED: %s\n", "", note);
 	}
 }
 
@@ -671,6 +675,8 @@ static int run_one(struct lat_bctx *c, const struct lat_bench_def *d, __u64 budg
 	for (int i = first; i < c->nres; i++) {
 		c->res[i]->t_start = t;
 		c->res[i]->t_end = lat_mono_ns();
+		c->res[i]->bench = d->name;
+		c->res[i]->group = d->group;
 	}
 	if (!err)
 		return 0;
@@ -821,6 +827,7 @@ int lat_bench_main(int argc, char **argv)
 {
 	struct bopts b = { 0 };
 	struct lat_bctx all = { 0 };
+	struct lat_benv env;
 	struct lat_provenance *prov = NULL;
 	FILE *jf = NULL;
 	cpu_set_t orig;
@@ -875,6 +882,8 @@ int lat_bench_main(int argc, char **argv)
 	 * of them alike.
 	 */
 	for (int r = runs > 1 ? -1 : 0; r < runs; r++) {
+		if (r == 0)	/* the warm-up's start-up is not the runs' */
+			lat_benv_begin(&env, &b.c);
 		for (i = 0; i < NDEFS; i++) {
 			__u64 share = (b.duration_ns ? b.duration_ns : defs[i].budget_ns) / runs;
 
@@ -888,8 +897,12 @@ int lat_bench_main(int argc, char **argv)
 			}
 			fprintf(stderr, "latbpf bench: %s%s...\n", defs[i].name,
 				r < 0 ? " (warm-up)" : "");
+			if (r >= 0)
+				lat_benv_bench(&env, defs[i].group, false);
 			if (run_one(&b.c, &defs[i], share))
 				err = -EIO;
+			if (r >= 0)
+				lat_benv_bench(&env, defs[i].group, true);
 			restore_affinity(&orig);
 		}
 		if (r < 0) {
@@ -897,8 +910,12 @@ int lat_bench_main(int argc, char **argv)
 			free_notes();
 		}
 	}
+	lat_benv_end(&env);
 	if (merge_runs(&b.c, runs, &all))
 		err = -ENOMEM;
+	for (i = 0; i < all.nres; i++)
+		lat_benv_quarantine(&env, all.res[i]->bench, all.res[i]->group,
+				    all.res[i]->quarantine, sizeof(all.res[i]->quarantine));
 	if (b.hlog_path && write_hlog(b.hlog_path, &b.c, t0, epoch)) {
 		char q[LAT_ARG_MAX];
 
@@ -926,6 +943,7 @@ int lat_bench_main(int argc, char **argv)
 	lat_pub_real(&snap, "warmup_s", warm_ns / 1e9, 3);
 	lat_pub_end(&snap);
 	publish_clock(&snap, &lat_bclock);
+	lat_benv_publish(&env, &snap);
 	publish_results(&snap, all.res, all.nres);
 	lat_pub_list(&snap, "notes", NULL);
 	for (i = 0; i < nnotes; i++)
@@ -942,6 +960,7 @@ int lat_bench_main(int argc, char **argv)
 	if (runs > 1)
 		fprintf(tf, "runs: %d of each benchmark, in turn, after a warm-up of %.1f s "
 			"in all that is not counted\n", runs, warm_ns / 1e9);
+	lat_benv_text(&env, tf);
 	lat_bench_table(tf, &snap.root);
 	res = lat_snap_find(&snap.root, "results");
 	methods(tf, res);

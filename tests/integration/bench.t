@@ -60,6 +60,51 @@ ok $([ -z "$bad" ]; echo $?) "the highest run's max is the whole histogram's max
 check "the table has a spread row under each result" \
 	awk '/^syscall_getppid /{ getline; getline; ok = $1 == "spread" } END { exit !ok }' "$T/all.out"
 
+# The environment check: the set-up as the kernel shows it, read here apart
+envv() { jq -r ".env[] | select(.check == \"$2\") | .$3" "$1"; }
+thp=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled)
+check "env: THP mode as sysfs has it ($(envv "$T/all.json" thp value) = $thp)" \
+	test "$(envv "$T/all.json" thp value)" = "$thp"
+check "env: the clocksource as sysfs has it" test "$(envv "$T/all.json" clocksource value)" = \
+	"$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+check "env: every check named" jqe '[.env[].check] | . as $c | ["governor", "boost", "thp",
+	"smt", "isolated", "nohz_full", "clocksource", "hypervisor", "others_cpu", "steal", "irqs",
+	"swap", "others_disk"] | all(. as $k | $c | index($k))' "$T/all.json"
+diag "env of the whole set: $(jq -r '[.env[] | "\(.check) \(.value)\(if .warn then " (!)" else "" end)"] | join(", ")' "$T/all.json")"
+check "the header prints it" grep -q "^environment: governor " "$T/all.out"
+# others' CPU against a hog's own CPU time (/proc/PID/stat), on the other core
+"$LATWORK" --cpu 0 --comm hog burner --period 10ms --burst 10ms --for 20s >/dev/null &
+hog=$!
+_pids+=($hog)
+sleep 0.3
+cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.3f", ($12 + $13) / hz }' "/proc/$1/stat"; }
+h0=$(cpu_s $hog) w0=$(date +%s.%N)
+timeout -s KILL 60 "$LATBPF" bench syscall --cpu 1 --runs 3 --json "$T/q.json" >"$T/q.out" 2>&1
+ok $? "bench beside a hog exits 0"
+h1=$(cpu_s $hog) w1=$(date +%s.%N)
+kill $hog 2>/dev/null; wait $hog 2>/dev/null
+rate=$(awk -v a="$h0" -v b="$h1" -v s="$w0" -v e="$w1" 'BEGIN { printf "%.2f", (b - a) / (e - s) }')
+oc=$(envv "$T/q.json" others_cpu value)
+diag "others' CPU: latbpf ${oc}, the hog's own CPU time ${rate} CPUs"
+check "env: others' CPU = the hog's CPU time +-0.15 (${oc%% *} vs $rate)" \
+	awk -v a="${oc%% *}" -v b="$rate" 'BEGIN { exit !(a - b <= 0.15 && b - a <= 0.15 && b > 0.5) }'
+check "  which quarantines every result" \
+	jqe '[.results[] | .quarantine // "" | test("other processes kept")] | length > 0 and all' "$T/q.json"
+check "  said in the table" grep -q "QUARANTINED: other processes kept" "$T/q.out"
+# THP "always" quarantines the mem group only
+thp_was=$thp
+restore_thp() { [ -n "$thp_was" ] && echo "$thp_was" >/sys/kernel/mm/transparent_hugepage/enabled; }
+trap 'restore_thp; cleanup' EXIT
+echo always >/sys/kernel/mm/transparent_hugepage/enabled
+timeout -s KILL 60 "$LATBPF" bench fault_minor syscall --duration 300ms --json "$T/thp.json" \
+	>/dev/null 2>&1
+ok $? "bench with THP always exits 0"
+restore_thp
+check "THP always: fault_minor (mem) quarantined" \
+	jqe '.results[] | select(.name == "fault_minor") | .quarantine | test("transparent huge pages")' "$T/thp.json"
+check "  syscall_getppid (cpu) not for it" \
+	jqe '.results[] | select(.name == "syscall_getppid") | (.quarantine // "") | test("transparent") | not' "$T/thp.json"
+
 # Major faults: the kernel's own count (ru_majflt) against the pages touched
 exp=$(res "$T/all.json" fault_major .check.expected)
 obs=$(res "$T/all.json" fault_major .check.observed)
@@ -325,10 +370,16 @@ ok $([ -z "$flag" ]; echo $?) "compare A with a second idle run: no p50 regresse
 bp=$!
 _pids+=($bp)
 sleep 0.3
+h0=$(cpu_s $bp) w0=$(date +%s.%N)
 cmp_run cB
 ok $? "bench --runs 5 beside the burner exits 0"
+h1=$(cpu_s $bp) w1=$(date +%s.%N)
 kill "$bp" 2>/dev/null
 wait "$bp" 2>/dev/null
+rate=$(awk -v a="$h0" -v b="$h1" -v s="$w0" -v e="$w1" 'BEGIN { printf "%.2f", (b - a) / (e - s) }')
+oc=$(envv "$T/cB.json" others_cpu value)
+check "B is quarantined: others' CPU = the burner's CPU time +-0.15 (${oc%% *} vs $rate)" \
+	awk -v a="${oc%% *}" -v b="$rate" 'BEGIN { exit !(a - b <= 0.15 && b - a <= 0.15 && b > 0.3) }'
 "$LATBPF" bench compare "$T/cA.json" "$T/cB.json" >"$T/cAB.out" 2>&1
 st=$?
 diag "$(awk '$1 !~ /^(p50|p90|p99|p99\.9|max)$/ { cur = $1 } / ok$|\(the max/ { next }
@@ -338,6 +389,7 @@ regressed() { awk -v n="$1" '$1 != "" && $1 !~ /^(p50|p90|p99|p99\.9|max)$/ { cu
 	cur == n && /REGRESSED/ { f = 1 } END { exit !f }' "$T/cAB.out"; }
 check "  and flags ctxsw_thread" regressed ctxsw_thread
 check "  and flags hiccup_raw" regressed hiccup_raw
+check "  and says B was quarantined" grep -q "in results the environment check quarantined" "$T/cAB.out"
 check "  but not syscall_getppid's p50 (a syscall does not wait for the CPU)" \
 	awk '$1 == "syscall_getppid" && $2 == "p50" && !/REGRESSED/ { f = 1 } END { exit !f }' "$T/cAB.out"
 # Each run of each result an interval in the .hlog, read by HdrHistogram's own reader
