@@ -138,6 +138,7 @@ struct lat_bres {
 	/* a count the kernel keeps, against what the benchmark expected */
 	const char *check;	/* e.g. "ru_majflt", or NULL */
 	__s64 expected, observed;
+	bool check_level;	/* a size, not a count: runs are not added up */
 	const char *bench, *group;	/* the benchmark that made it */
 	char quarantine[480];	/* why the environment check distrusts it, or "" */
 	/* when the run was (lat_mono_ns), for the .hlog interval */
@@ -153,7 +154,8 @@ struct lat_bres {
 };
 
 struct lat_bctx {
-	__u64 budget_ns;	/* this benchmark's time */
+	__u64 budget_ns;	/* this benchmark's time, in this run */
+	int runs;		/* of them: budget_ns x runs is its whole time */
 	__u64 deadline;		/* lat_mono_ns() value it must end by */
 	int cpu;		/* where one-core benchmarks run */
 	int cpus[256], ncpus;	/* the hiccup meter's cores */
@@ -266,5 +268,11 @@ int lat_bench_hiccup(struct lat_bctx *c);	/* hiccup.c */
 int lat_bench_call(struct lat_bctx *c);	/* call.c */
 int lat_bench_membw(struct lat_bctx *c);	/* membw.c */
 __u64 lat_bench_llc_bytes(void);	/* memlat.c: from sysfs, 0 if unknown */
+/* fault.c: an unlinked file of len bytes (a multiple of 1 MiB) in dir, its
+ * pages dropped; fd or -errno, said in r's note (tmpfs too) */
+int lat_bench_make_file(const char *dir, size_t len, struct lat_bres *r);
+int lat_bench_fs_read(struct lat_bctx *c);	/* fs.c */
+int lat_bench_fs_cache(struct lat_bctx *c);
+int lat_bench_fs_contention(struct lat_bctx *c);
 
 #endif

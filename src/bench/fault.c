@@ -75,8 +75,9 @@ int lat_bench_fault_minor(struct lat_bctx *c)
 	return 0;
 }
 
-/* A file of real (non-zero) blocks, unlinked at once: nothing is left behind */
-static int make_file(const char *dir, size_t len, struct lat_bres *r)
+/* A file of real (non-zero) blocks, unlinked at once: nothing is left
+ * behind. Its pages are written back and dropped from the page cache. */
+int lat_bench_make_file(const char *dir, size_t len, struct lat_bres *r)
 {
 	char path[4096], *buf;
 	struct statfs sf;
@@ -133,7 +134,7 @@ int lat_bench_fault_major(struct lat_bctx *c)
 			 "readahead), one fault per timing", 1);
 	if (!r)
 		return -ENOMEM;
-	fd = make_file(c->dir, len, r);
+	fd = lat_bench_make_file(c->dir, len, r);
 	if (fd < 0) {
 		r->failed = true;
 		return 0;

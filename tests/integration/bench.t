@@ -14,7 +14,7 @@ res() { jq -r ".results[] | select(.name == \"$2\") | $3" "$1"; }
 ok $? "bench --list exits 0"
 for n in timer_rdtsc syscall_getppid syscall_write_null pipe_1thread ctxsw_thread \
 	ctxsw_process thread_create_join fork_exit_wait fault_minor fault_major memlat_4k \
-	memlat_256m tcp_rtt tcp_connect hiccup_raw hiccup_corrected; do
+	memlat_256m tcp_rtt tcp_connect hiccup_raw hiccup_corrected fs_cache_4m fs_contention_1; do
 	grep -qw -- "$n" "$T/list" || diag "--list lacks $n"
 done
 check "--list names every result" grep -qw hiccup_corrected "$T/list"
@@ -343,6 +343,88 @@ ok $((st != 1)) "a benchmark stopped by an error exits 1 (status $st)"
 [ "$st" = 1 ] || diag "stderr: $(tail -3 "$T/kill.err")"
 check "  and says which" grep -q 'ctxsw: stopped on an error' "$T/kill.err"
 check "  and the others are still reported" grep -q '^syscall_getppid ' "$T/kill.out"
+
+# --- file system against fio, run right after on the same core and files ---
+FSD=$(mktemp -d /var/tmp/latbpf-fs.XXXXXX)
+trap 'restore_thp; rm -rf "$FSD"; cleanup' EXIT
+timeout -s KILL 60 "$LATBPF" bench fs_read fs_contention --dir "$FSD" --json "$T/fs.json" \
+	>"$T/fs.out" 2>&1
+ok $? "bench fs_read fs_contention exits 0"
+check "nothing is left in --dir" test -z "$(ls -A "$FSD")"
+# fio's completion latency (clat) median in ns, of a job on a 64 MiB file
+fio_p50() {
+	timeout -s KILL 60 fio --name=f --directory="$FSD" --bs=4k --ioengine=psync \
+		--runtime=2 --time_based --group_reporting --output-format=json "$@" 2>/dev/null |
+		jq -r '.jobs[0].read.clat_ns.percentile["50.000000"]'
+}
+fp=$(fio_p50 --size=64m --rw=read --invalidate=0 --cpus_allowed=1 --filename=seq64)
+fp=$(fio_p50 --size=64m --rw=read --invalidate=0 --cpus_allowed=1 --filename=seq64)	# now cached
+lp=$(res "$T/fs.json" fs_read_seq_cached_64m .hist.p50)
+diag "sequential cached 4 KiB read p50: latbpf $lp ns, fio (psync, cached) $fp ns"
+check "fs_read_seq_cached_64m p50 within 2x of fio's ($lp vs $fp)" \
+	between "$lp" "$(awk -v f="$fp" 'BEGIN { print f / 2 }')" "$(awk -v f="$fp" 'BEGIN { print f * 2 }')"
+for rw in read randread; do
+	fp=$(fio_p50 --size=64m --rw=$rw --direct=1 --cpus_allowed=1 --filename=seq64)
+	n=$([ $rw = read ] && echo seq || echo rand)
+	lp=$(res "$T/fs.json" fs_read_${n}_direct_64m .hist.p50)
+	diag "$rw O_DIRECT 4 KiB p50: latbpf $lp ns, fio --direct=1 $fp ns"
+	check "fs_read_${n}_direct_64m p50 within 2x of fio --rw=$rw --direct=1 ($lp vs $fp)" \
+		between "$lp" "$(awk -v f="$fp" 'BEGIN { print f / 2 }')" "$(awk -v f="$fp" 'BEGIN { print f * 2 }')"
+done
+rm -f "$FSD"/seq64
+curve=""
+for n in 1 2 4; do
+	fp=$(fio_p50 --size=16m --rw=randread --direct=1 --numjobs=$n)
+	lp=$(res "$T/fs.json" fs_contention_$n .hist.p50)
+	curve="$curve $n: $lp/$fp"
+	check "fs_contention_$n p50 within 2x of fio --numjobs=$n ($lp vs $fp)" \
+		between "$lp" "$(awk -v f="$fp" 'BEGIN { print f / 2 }')" "$(awk -v f="$fp" 'BEGIN { print f * 2 }')"
+done
+rm -f "$FSD"/f.*
+diag "contention p50 ns, latbpf/fio, per readers:$curve"
+l1=$(res "$T/fs.json" fs_contention_1 .hist.p50) l4=$(res "$T/fs.json" fs_contention_4 .hist.p50)
+check "contention: per-read time rises from 1 to 4 readers ($l1 -> $l4)" num_le "$l1" "$l4"
+# The file cache's size: in a memory cgroup of 128 MiB the page cache holds
+# less than that; the knee must lie within a factor 2 of the limit
+lim=$((128 << 20))
+if [ -d /sys/fs/cgroup/memory ] && [ -w /sys/fs/cgroup/memory ]; then	# v1 (hybrid)
+	CG=/sys/fs/cgroup/memory/latbpf-bench.$$
+	mkdir "$CG" && echo $lim >"$CG/memory.limit_in_bytes"
+else	# v2
+	CG=/sys/fs/cgroup/latbpf-bench.$$
+	grep -qw memory /sys/fs/cgroup/cgroup.subtree_control || echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+	mkdir "$CG" && echo $lim >"$CG/memory.max"
+fi
+trap 'restore_thp; rm -rf "$FSD"; rmdir "$CG" 2>/dev/null; cleanup' EXIT
+timeout -s KILL 120 sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" bench fs_cache --duration 10s --dir "$3" --json "$4"' \
+	sh "$CG" "$LATBPF" "$FSD" "$T/fc.json" >"$T/fc.out" 2>&1
+ok $? "bench fs_cache in a 128 MiB memory cgroup exits 0"
+rmdir "$CG" 2>/dev/null
+knee=$(res "$T/fc.json" fs_cache_4m .check.observed)
+exp=$(res "$T/fc.json" fs_cache_4m .check.expected)
+diag "fs_cache in 128 MiB: knee $knee bytes, limit read $exp; $(jq -r '[.results[] | "\(.name) \(.hist.sum / .hist.count | floor)"] | join(", ")' "$T/fc.json")"
+check "fs_cache reads the cgroup's limit ($exp)" test "$exp" = "$lim"
+check "fs_cache: the knee within a factor 2 of the 128 MiB limit ($knee)" \
+	between "$knee" $((lim / 2)) $((lim * 2))
+# ... and on the host: no knee below what MemAvailable leaves, which it names
+ma=$(awk '/^MemAvailable/ { print $2 * 1024 }' /proc/meminfo)
+hexp=$(res "$T/all.json" fs_cache_4m .check.expected)
+check "fs_cache on the host: the limit is MemAvailable +-10% ($hexp vs $ma)" \
+	between "$hexp" "$(awk -v m="$ma" 'BEGIN { print int(m * 0.9) }')" "$(awk -v m="$ma" 'BEGIN { print int(m * 1.1) }')"
+# tmpfs: no O_DIRECT and pages that cannot be dropped: said, and "ok": false
+if [ "$(stat -f -c %T /dev/shm)" = tmpfs ]; then
+	timeout -s KILL 60 "$LATBPF" bench fs_read fs_cache --duration 300ms --dir /dev/shm \
+		--json "$T/shm.json" >"$T/shm.out" 2>&1
+	ok $? "bench fs_read fs_cache on tmpfs exits 0"
+	check "  O_DIRECT results are not ok, and say tmpfs" jqe '[.results[] |
+		select(.name | test("direct")) | (.ok == false and (.note | test("tmpfs")))] | all' "$T/shm.json"
+	check "  fs_cache is not ok, and says why" \
+		jqe '.results[] | select(.name == "fs_cache_4m") | .ok == false and (.note | test("tmpfs"))' "$T/shm.json"
+	check "  cached reads still measured" \
+		jqe '.results[] | select(.name == "fs_read_seq_cached_4m") | .ok and .hist.count > 0' "$T/shm.json"
+else
+	ok 1 "/dev/shm is tmpfs, for the tmpfs case (it is $(stat -f -c %T /dev/shm))"
+fi
 
 # --- runs, spread and compare: a regression is flagged beyond the spread ---
 # A: 5 runs on an idle CPU 1. B: the same beside a SCHED_FIFO burner that
