@@ -181,7 +181,7 @@ void lat_bench_note(const char *fmt, ...)
 }
 
 struct bopts {
-	bool selected[NDEFS], list, help, named;
+	bool selected[NDEFS], list, help, named, quick;
 	__u64 duration_ns;	/* 0: each benchmark's default */
 	int runs;		/* 0: 5 for the whole set, 1 for names */
 	const char *json_path, *hlog_path;
@@ -190,9 +190,9 @@ struct bopts {
 
 static void usage(FILE *f)
 {
-	fputs("usage: latbpf bench [NAME...] [--duration DUR] [--runs N] [--cpu LIST]\n"
-	      "                    [--interval DUR] [--dir DIR] [--json FILE|-] [--hlog FILE]\n"
-	      "                    [--list]\n"
+	fputs("usage: latbpf bench [NAME...] [--duration DUR] [--runs N] [--quick]\n"
+	      "                    [--cpu LIST] [--interval DUR] [--dir DIR] [--json FILE|-]\n"
+	      "                    [--hlog FILE] [--list]\n"
 	      "       latbpf bench compare A.json B.json\n"
 	      "  NAME        a benchmark, a result name, a group (cpu, mem, net, fs) or a\n"
 	      "              prefix (fault, tcp); default: all\n"
@@ -206,6 +206,8 @@ static void usage(FILE *f)
 	      "  --interval  the hiccup meter's sleep (default 1ms)\n"
 	      "  --dir       where fault_major puts its file (default: $TMPDIR or /var/tmp)\n"
 	      "  --json      write one JSON object to FILE (- for stdout)\n"
+	      "  --quick     a few seconds: 0.1 s a benchmark, one run, a short clock\n"
+	      "              calibration (--duration and --runs still apply)\n"
 	      "  --hlog      write each run of each result as an HdrHistogram interval\n"
 	      "              (tag: the result's name) to FILE\n"
 	      "  --list      list the benchmarks and the names of their results\n"
@@ -283,7 +285,7 @@ static void default_cpus(struct lat_bctx *c)
 	c->cpu = c->ncpus ? c->cpus[c->ncpus - 1] : -1;
 }
 
-#define SHORTS "d:j:c:i:D:r:H:lh"
+#define SHORTS "d:j:c:i:D:r:H:qlh"
 
 static int parse(int argc, char **argv, struct bopts *b)
 {
@@ -295,6 +297,7 @@ static int parse(int argc, char **argv, struct bopts *b)
 		{ "dir", required_argument, 0, 'D' },
 		{ "runs", required_argument, 0, 'r' },
 		{ "hlog", required_argument, 0, 'H' },
+		{ "quick", no_argument, 0, 'q' },
 		{ "list", no_argument, 0, 'l' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
@@ -349,6 +352,9 @@ static int parse(int argc, char **argv, struct bopts *b)
 		}
 		case 'H':
 			b->hlog_path = optarg;
+			break;
+		case 'q':
+			b->quick = true;
 			break;
 		case 'l':
 			b->list = true;
@@ -885,8 +891,10 @@ int lat_bench_main(int argc, char **argv)
 		clock_gettime(CLOCK_REALTIME, &ts);
 		epoch = (double)ts.tv_sec + ts.tv_nsec / 1e9;
 	}
-	lat_bclock_init(false, lat_provenance_tsc_flags(prov));
-	runs = b.runs ? b.runs : b.named ? 1 : 5;
+	lat_bclock_init(b.quick, lat_provenance_tsc_flags(prov));
+	runs = b.runs ? b.runs : b.named || b.quick ? 1 : 5;
+	if (b.quick && !b.duration_ns)
+		b.duration_ns = S / 10;
 	b.c.runs = runs;
 	/*
 	 * A benchmark's time is shared by its runs. Before several runs, a

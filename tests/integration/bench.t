@@ -43,6 +43,15 @@ check "the table has a row per result" grep -q "^hiccup_corrected " "$T/all.out"
 check "the header names the clock and its rate" grep -qE '^clock: (tsc|cntvct) at [0-9.]+ MHz' "$T/all.out"
 check "batched results state their batch" grep -q "syscall_getppid .*16 per timed region" "$T/all.out"
 
+# --quick: the whole set in a few seconds, one run, every result sampled
+t0=$(date +%s.%N)
+timeout -s KILL 60 "$LATBPF" bench --quick --json "$T/quick.json" >/dev/null 2>&1
+ok $? "latbpf bench --quick exits 0"
+took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+check "--quick: the whole set in at most 10 s ($took s)" num_le "$took" 10
+missing=$(jq -r '[.results[] | select(.hist.count == 0 and .ok) | .name] | join(" ")' "$T/quick.json")
+ok $([ -z "$missing" ]; echo $?) "--quick: one run, every result has samples ($missing)"
+
 # The run protocol of the whole set: 5 runs after a warm-up, each percentile
 # the median of the runs, with their lowest and highest
 check "the whole set: 5 runs and a warm-up, said in the JSON" \
