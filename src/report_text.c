@@ -12,6 +12,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "lat.h"
 
 enum style { LIVE, LOG, SUMMARY };
@@ -297,8 +298,77 @@ static void bytes(struct lat_emit *e, const char *key, const char *title,
 	draw(e, key, title, iv, run);
 }
 
+static bool ends(const char *key, const char *suffix)
+{
+	size_t n = strlen(key), m = strlen(suffix);
+
+	return n > m && !strcmp(key + n - m, suffix);
+}
+
+/* People read "stolen=21.3ms", not "stolen_ns=21300000": the unit the JSON
+ * key carries is in the value, so the label drops it. Where a count of the
+ * same name sits beside a time ("preempted" and "preempted_ns"), the time
+ * is "preempted_time". */
+static const char *label(const char *key, char *buf, size_t n)
+{
+	static const char *const units[] = { "_ns", "_bytes", "_pct" };
+	static const char *const times[] = { "max", "min", "duration", "threshold", "stolen",
+					     "intruder", "total", "elapsed", "attach_cpu" };
+	size_t stem;
+
+	if (!strcmp(key, "ts_ns"))
+		return "at";
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (!ends(key, units[i]))
+			continue;
+		stem = strlen(key) - strlen(units[i]);
+		snprintf(buf, n, "%.*s", (int)stem, key);
+		if (i == 0) {
+			bool alone = false;
+
+			for (size_t k = 0; k < sizeof(times) / sizeof(times[0]); k++)
+				alone |= !strcmp(buf, times[k]);
+			if (!alone)
+				snprintf(buf, n, "%.*s_time", (int)stem, key);
+		}
+		return buf;
+	}
+	return key;
+}
+
+/* a value in the unit its key names */
+static void fmt_value(char *b, size_t n, const char *key, __u64 v)
+{
+	if (!strcmp(key, "ts_ns")) {
+		/* an event's CLOCK_MONOTONIC time (bpf_ktime_get_ns), on the wall
+		 * clock: UTC, as the provenance's start */
+		struct timespec mono, wall;
+		struct tm tm;
+		double at;
+		time_t sec;
+
+		clock_gettime(CLOCK_MONOTONIC, &mono);
+		clock_gettime(CLOCK_REALTIME, &wall);
+		at = (double)wall.tv_sec + wall.tv_nsec / 1e9 -
+		     ((double)mono.tv_sec + mono.tv_nsec / 1e9 - (double)v / 1e9);
+		sec = (time_t)at;
+		gmtime_r(&sec, &tm);
+		snprintf(b, n, "%02d:%02d:%02d.%03dZ", tm.tm_hour, tm.tm_min, tm.tm_sec,
+			 (int)((at - (double)sec) * 1000) % 1000);
+	} else if (ends(key, "_ns")) {
+		lat_fmt_ns(b, n, v);
+	} else if (ends(key, "_bytes")) {
+		lat_fmt_bytes(b, n, v);
+	} else {
+		snprintf(b, n, "%llu", (unsigned long long)v);
+	}
+}
+
 static void scalar(struct text_emit *t, const char *key, const char *v, const char *run)
 {
+	char lb[64];
+
+	key = label(key, lb, sizeof(lb));
 	if (in_item(t)) {
 		add_label(t, "%s%s=%s", key, v);
 	} else {
@@ -310,13 +380,12 @@ static void scalar(struct text_emit *t, const char *key, const char *v, const ch
 static void count(struct lat_emit *e, const char *key, __u64 iv, __u64 run)
 {
 	struct text_emit *t = T(e);
-	char v[32], r[48] = "";
+	char v[32], o[32], r[48] = "";
 
-	snprintf(v, sizeof(v), "%llu",
-		 (unsigned long long)(style(t) == LOG ? iv : run));
+	fmt_value(v, sizeof(v), key, style(t) == LOG ? iv : run);
+	fmt_value(o, sizeof(o), key, style(t) == LOG ? run : iv);
 	if (style(t) != SUMMARY && !in_item(t))
-		snprintf(r, sizeof(r), style(t) == LOG ? " (run %llu)" : " (interval %llu)",
-			 (unsigned long long)(style(t) == LOG ? run : iv));
+		snprintf(r, sizeof(r), style(t) == LOG ? " (run %s)" : " (interval %s)", o);
 	scalar(t, key, v, r);
 }
 
@@ -333,7 +402,10 @@ static void num(struct lat_emit *e, const char *key, __s64 v)
 {
 	char b[32];
 
-	snprintf(b, sizeof(b), "%lld", (long long)v);
+	if (v >= 0 && (ends(key, "_ns") || ends(key, "_bytes")))
+		fmt_value(b, sizeof(b), key, (__u64)v);
+	else
+		snprintf(b, sizeof(b), "%lld", (long long)v);
 	scalar(T(e), key, b, NULL);
 }
 

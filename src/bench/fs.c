@@ -294,7 +294,7 @@ int lat_bench_fs_cache(struct lat_bctx *c)
 			}
 		/* the mean: at twice the cache, half the reads miss */
 		mean = r->ticks.count ? r->ticks.sum / r->ticks.count : 0;
-		if (!knee && m0 && mean >= 4 * m0)
+		if (!knee && m0 && mean >= 3 * m0)
 			knee = size;
 		if (!m0 || mean < m0)	/* the fastest size so far: the cache's speed */
 			m0 = mean ? mean : 1;
@@ -313,7 +313,7 @@ int lat_bench_fs_cache(struct lat_bctx *c)
 	first->observed = (__s64)knee;
 	if (knee)
 		snprintf(first->note, sizeof(first->note), "the file cache holds less than %llu "
-			 "MiB: the mean read per block 4x slower from that size on (%.100s: "
+			 "MiB: the mean read per block 3x slower from that size on (%.100s: "
 			 "%llu MiB)",
 			 (unsigned long long)(knee / MIB), src,
 			 (unsigned long long)(limit / MIB));
