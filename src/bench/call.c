@@ -13,35 +13,35 @@
 /* Each uses every argument, so none is dead; they are only ever called
  * through a pointer read from a volatile table, so the compiler knows no
  * callee and must pass every argument as the ABI says. */
-static long c0(void)
+static __attribute__((aligned(64))) long c0(void)
 {
 	return 1;
 }
-static long c1(long a)
+static __attribute__((aligned(64))) long c1(long a)
 {
 	return a;
 }
-static long c2(long a, long b)
+static __attribute__((aligned(64))) long c2(long a, long b)
 {
 	return a + b;
 }
-static long c3(long a, long b, long c)
+static __attribute__((aligned(64))) long c3(long a, long b, long c)
 {
 	return a + b + c;
 }
-static long c4(long a, long b, long c, long d)
+static __attribute__((aligned(64))) long c4(long a, long b, long c, long d)
 {
 	return a + b + c + d;
 }
-static long c5(long a, long b, long c, long d, long e)
+static __attribute__((aligned(64))) long c5(long a, long b, long c, long d, long e)
 {
 	return a + b + c + d + e;
 }
-static long c6(long a, long b, long c, long d, long e, long f)
+static __attribute__((aligned(64))) long c6(long a, long b, long c, long d, long e, long f)
 {
 	return a + b + c + d + e + f;
 }
-static long c7(long a, long b, long c, long d, long e, long f, long g)
+static __attribute__((aligned(64))) long c7(long a, long b, long c, long d, long e, long f, long g)
 {
 	return a + b + c + d + e + f + g;
 }
