@@ -201,30 +201,19 @@ static const char *hiccup_mode(void *priv)
 	return "attached (tp_btf)";
 }
 
-static void add_pinned(struct hiccup *h, __u32 tid)
+static void add_pinned(__u32 tid, int cpu, void *ctx)
 {
-	cpu_set_t set;
-	int c, found = -1;
+	struct hiccup *h = ctx;
 
-	if (sched_getaffinity((pid_t)tid, sizeof(set), &set) || CPU_COUNT(&set) != 1)
-		return;
-	for (c = 0; c < h->run->ncpus && c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &set))
-			found = c;
-	if (found >= 0 && h->npinned[found] < MAX_PINNED)
-		h->pinned[found][h->npinned[found]++] = tid;
+	if (cpu < h->run->ncpus && h->npinned[cpu] < MAX_PINNED)
+		h->pinned[cpu][h->npinned[cpu]++] = tid;
 }
 
 /* Which target threads are pinned to one CPU, from their affinity now. */
-static void add_pinned_cb(__u32 tid, void *ctx)
-{
-	add_pinned(ctx, tid);
-}
-
 static void find_pinned(struct hiccup *h)
 {
 	memset(h->npinned, 0, h->run->ncpus * sizeof(*h->npinned));
-	lat_run_each_thread(h->run, add_pinned_cb, h);
+	lat_run_each_pinned(h->run, add_pinned, h);
 }
 
 static int cmp_key(const void *a, const void *b)

@@ -74,6 +74,12 @@ struct lat_run {
 void lat_run_each_thread(const struct lat_run *run, void (*fn)(__u32 tid, void *ctx),
 			 void *ctx);
 
+/* Those of them pinned to one CPU (target.c: read at most every 100 ms,
+ * every 1 ms per thread past 1000 threads); lat_run_pinned_free at exit. */
+void lat_run_each_pinned(const struct lat_run *run, void (*fn)(__u32 tid, int cpu, void *ctx),
+			 void *ctx);
+void lat_run_pinned_free(void);
+
 /* Before an object's load: its target maps become the run's. */
 int lat_target_share(const struct lat_run *run, struct bpf_object *obj);
 

@@ -299,6 +299,7 @@ static void cleanup(struct app *a)
 		a->mods[i].ops->destroy(a->mods[i].priv);
 	a->nmods = 0;
 	lat_tgt_cleanup(&a->tgt);
+	lat_run_pinned_free();
 	lat_scope_cleanup(&a->tgt);
 	for (int i = 0; i < a->nsinks; i++)
 		a->sinks[i]->ops->free(a->sinks[i]);

@@ -330,12 +330,79 @@ void lat_run_each_thread(const struct lat_run *run, void (*fn)(__u32 tid, void *
 		fn(run->tids[i], ctx);
 }
 
-static void add_if_pinned(__u32 tid, void *ctx)
-{
-	cpu_set_t set, *pinned = ctx;
+/*
+ * The target threads pinned to one CPU, read once for every asker: the
+ * hiccup family (its pinned-first table) and the loader's own placement
+ * ask at every poll. A read walks /proc/PID/task and asks each thread's
+ * affinity: about 1.3 us a thread of the loader's CPU (10,000 threads, two
+ * walks a second: 2.6 % of a CPU, perf). So one read serves every asker
+ * for 100 ms, and a target of more than 1000 threads is read again after
+ * 1 ms per thread (10 s at 10,000: 0.13 %): its affinity changes are seen
+ * that much later.
+ */
+static struct {
+	const struct lat_run *run;
+	__u64 at;
+	__u32 n, cap, threads;
+	struct lat_pinned_tid {
+		__u32 tid;
+		int cpu;
+	} *v;
+} pinned;
 
-	if (!sched_getaffinity((pid_t)tid, sizeof(set), &set) && CPU_COUNT(&set) == 1)
-		CPU_OR(pinned, pinned, &set);
+static void collect_pinned(__u32 tid, void *ctx)
+{
+	cpu_set_t set;
+	int cpu;
+
+	(void)ctx;
+	pinned.threads++;
+	if (sched_getaffinity((pid_t)tid, sizeof(set), &set) || CPU_COUNT(&set) != 1)
+		return;
+	for (cpu = 0; cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &set); cpu++)
+		;
+	if (pinned.n == pinned.cap) {
+		__u32 cap = pinned.cap ? pinned.cap * 2 : 64;
+		struct lat_pinned_tid *v = realloc(pinned.v, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		pinned.v = v;
+		pinned.cap = cap;
+	}
+	pinned.v[pinned.n].tid = tid;
+	pinned.v[pinned.n++].cpu = cpu;
+}
+
+void lat_run_each_pinned(const struct lat_run *run, void (*fn)(__u32 tid, int cpu, void *ctx),
+			 void *ctx)
+{
+	__u64 now = lat_now_ns();
+	__u64 gap = pinned.threads > 1000 ? pinned.threads * 1000000ULL : 100000000ULL;
+
+	if (pinned.run != run || !pinned.at || now - pinned.at >= gap) {
+		pinned.n = pinned.threads = 0;
+		lat_run_each_thread(run, collect_pinned, NULL);
+		pinned.run = run;
+		pinned.at = now;
+	}
+	for (__u32 i = 0; i < pinned.n; i++)
+		fn(pinned.v[i].tid, pinned.v[i].cpu, ctx);
+}
+
+void lat_run_pinned_free(void)
+{
+	free(pinned.v);
+	memset(&pinned, 0, sizeof(pinned));
+}
+
+static void add_if_pinned(__u32 tid, int cpu, void *ctx)
+{
+	cpu_set_t *avoid = ctx;
+
+	(void)tid;
+	if (cpu < CPU_SETSIZE)
+		CPU_SET(cpu, avoid);
 }
 
 static void read_cpulist(const char *path, cpu_set_t *set)
@@ -384,7 +451,7 @@ bool lat_away_update(struct lat_away *a, const struct lat_run *run)
 	if (!CPU_COUNT(&a->given))
 		return false;
 	CPU_ZERO(&a->avoid);
-	lat_run_each_thread(run, add_if_pinned, &a->avoid);
+	lat_run_each_pinned(run, add_if_pinned, &a->avoid);
 	/* off the target's CPUs: where none is left, latbpf stays where it
 	 * was started, and its time on the target's CPUs is named as such
 	 * (the hiccup intruder "latbpf (self)") */
