@@ -81,6 +81,13 @@ check "env: every check named" jqe '[.env[].check] | . as $c | ["governor", "boo
 	"swap", "others_disk"] | all(. as $k | $c | index($k))' "$T/all.json"
 diag "env of the whole set: $(jq -r '[.env[] | "\(.check) \(.value)\(if .warn then " (!)" else "" end)"] | join(", ")' "$T/all.json")"
 check "the header prints it" grep -q "^environment: governor " "$T/all.out"
+# a hypervisor, as the CPU flags (or Xen's sysfs) say: this VM has one
+if grep -qw hypervisor /proc/cpuinfo || [ -s /sys/hypervisor/type ]; then
+	check "env: the hypervisor is reported ($(envv "$T/all.json" hypervisor value))" \
+		test "$(envv "$T/all.json" hypervisor value)" != none
+else
+	check "env: no hypervisor, none reported" test "$(envv "$T/all.json" hypervisor value)" = none
+fi
 # others' CPU against a hog's own CPU time (/proc/PID/stat), on the other core
 "$LATWORK" --cpu 0 --comm hog burner --period 10ms --burst 10ms --for 20s >/dev/null &
 hog=$!
