@@ -311,9 +311,14 @@ static bool read_col(const struct jval *r, int k, struct col *c)
 		return jnum(p, "median", &c->median) && jnum(p, "min", &c->lo) &&
 		       jnum(p, "max", &c->hi);
 	}
-	c->few = false;	/* a single run: its histogram's own figure */
+	/* a single run: its histogram's own figure, and its own count for
+	 * whether 10 samples lie beyond it (as lat_hist_too_few) */
+	double count = 0;
+
 	if (!jnum(jget(r, "hist"), name, &c->median))
 		return false;
+	jnum(jget(r, "hist"), "count", &count);
+	c->few = k < LAT_BENCH_COLS - 1 && count * (100.0 - lat_bench_cols[k]) / 100.0 < 10.0;
 	c->lo = c->hi = c->median;
 	return true;
 }
@@ -339,7 +344,9 @@ static const struct jval *results_of(const struct jval *doc, const char *path)
 
 static void fmt(char *b, size_t n, double v, bool ns)
 {
-	if (ns)
+	/* the files come from anywhere: a negative or huge figure is printed,
+	 * not converted */
+	if (ns && v >= 0 && v < 1.8e19)
 		lat_fmt_ns(b, n, (__u64)(v + 0.5));
 	else
 		snprintf(b, n, "%.0f", v);

@@ -7,6 +7,7 @@
  * judged by bench compare. Thresholds are stated beside each check.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -100,8 +101,17 @@ static unsigned long long read_irqs(int cpu)
 			fclose(f);
 		return 0;
 	}
-	if (getline(&line, &cap, f) < 0)	/* the CPU header */
+	/* the header names a column per online CPU: "CPU0 CPU2 ..." */
+	int col = -1, ncol = 0;
+
+	if (getline(&line, &cap, f) < 0)
 		goto out;
+	for (p = strtok(line, " \t\n"); p; p = strtok(NULL, " \t\n"), ncol++)
+		if (!strncmp(p, "CPU", 3) && atoi(p + 3) == cpu)
+			col = ncol;
+	if (col < 0)
+		goto out;
+	cpu = col;
 	while (getline(&line, &cap, f) >= 0) {
 		p = line + strspn(line, " ");
 		if (!isdigit((unsigned char)*p))
@@ -141,6 +151,19 @@ static unsigned long long vmstat(const char *key)
 	return v;
 }
 
+static bool has_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	bool any = false;
+
+	while (d && !any && (e = readdir(d)))
+		any = e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return any;
+}
+
 /* /proc/diskstats: sectors read and written on whole disks and partitions
  * alike would count twice: whole devices only (no partition number) */
 static unsigned long long disk_sectors(void)
@@ -156,9 +179,14 @@ static unsigned long long disk_sectors(void)
 		if (sscanf(line, "%u %u %63s %*u %*u %llu %*u %*u %*u %llu", &maj, &min, name, &rd,
 			   &wr) != 5)
 			continue;
-		/* a whole disk has /sys/block/NAME; loop and ram devices are ours or idle */
+		/* a whole disk has /sys/block/NAME; loop and ram devices are ours
+		 * or idle; a stacked one (dm, md: it has slaves) counts again what
+		 * the disks under it count */
 		snprintf(path, sizeof(path), "/sys/block/%s", name);
 		if (access(path, F_OK) || !strncmp(name, "loop", 4) || !strncmp(name, "ram", 3))
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/slaves", name);
+		if (has_entries(path))
 			continue;
 		sum += rd + wr;
 	}
@@ -173,10 +201,14 @@ static unsigned long long self_io_bytes(void)
 	unsigned long long v, sum = 0;
 	FILE *f = fopen("/proc/self/io", "re");
 
+	/* written pages of a file deleted before writeback never reach the
+	 * disk: cancelled_write_bytes takes them off again */
 	while (f && fgets(line, sizeof(line), f))
 		if (sscanf(line, "read_bytes: %llu", &v) == 1 ||
 		    sscanf(line, "write_bytes: %llu", &v) == 1)
 			sum += v;
+		else if (sscanf(line, "cancelled_write_bytes: %llu", &v) == 1)
+			sum -= v < sum ? v : sum;
 	if (f)
 		fclose(f);
 	return sum;
@@ -191,6 +223,13 @@ static double self_cpu_s(void)
 	return a.ru_utime.tv_sec + a.ru_stime.tv_sec + b.ru_utime.tv_sec + b.ru_stime.tv_sec +
 	       (a.ru_utime.tv_usec + a.ru_stime.tv_usec + b.ru_utime.tv_usec +
 		b.ru_stime.tv_usec) / 1e6;
+}
+
+/* a counter's growth; one that went down (a device gone, a counter that
+ * wrapped) grew by nothing we can tell */
+static unsigned long long grew(unsigned long long before, unsigned long long after)
+{
+	return after > before ? after - before : 0;
 }
 
 static void snap(struct lat_benv_snap *s, const struct lat_bctx *c)
@@ -286,17 +325,18 @@ void lat_benv_begin(struct lat_benv *e, const struct lat_bctx *c)
 	it = item(e, "hypervisor", NULL);
 	snprintf(it->value, sizeof(it->value), "none");
 	f = fopen("/proc/cpuinfo", "re");
-	while (f && fgets(buf, sizeof(buf), f))
-		if (!strncmp(buf, "flags", 5))
-			break;
-	if (f && !strncmp(buf, "flags", 5)) {
-		/* a long line: look on until its end */
-		do {
-			if (strstr(buf, " hypervisor")) {
-				snprintf(it->value, sizeof(it->value), "yes (cpuinfo: hypervisor)");
+	{
+		char *line = NULL;
+		size_t cap = 0;
+
+		while (f && getline(&line, &cap, f) >= 0)
+			if (!strncmp(line, "flags", 5)) {
+				if (strstr(line, " hypervisor"))
+					snprintf(it->value, sizeof(it->value),
+						 "yes (cpuinfo: hypervisor)");
 				break;
 			}
-		} while (!strchr(buf, '\n') && fgets(buf, sizeof(buf), f));
+		free(line);
 	}
 	if (f)
 		fclose(f);
@@ -317,7 +357,7 @@ void lat_benv_bench(struct lat_benv *e, const char *group, bool end)
 		e->irq_n0 = read_irqs(e->c->cpu);
 		return;
 	}
-	e->irqs += read_irqs(e->c->cpu) - e->irq_n0;
+	e->irqs += grew(e->irq_n0, read_irqs(e->c->cpu));
 	e->irq_ns += lat_mono_ns() - e->irq_t0;
 }
 
@@ -334,7 +374,7 @@ void lat_benv_end(struct lat_benv *e)
 	if (s <= 0)
 		s = 1e-9;
 	it = item(e, "others_cpu", "all");
-	others = b.ncpu * s - (b.notbusy - e->a.notbusy) / hz - (b.self_cpu - e->a.self_cpu);
+	others = b.ncpu * s - grew(e->a.notbusy, b.notbusy) / hz - (b.self_cpu - e->a.self_cpu);
 	others = others < 0 ? 0 : others / s;
 	snprintf(it->value, sizeof(it->value), "%.2f CPUs", others);
 	e->others_cpu = others;
@@ -345,7 +385,7 @@ void lat_benv_end(struct lat_benv *e)
 	}
 	it = item(e, "steal", "all");
 	steal = b.bench_ticks > e->a.bench_ticks ?
-		(double)(b.bench_steal - e->a.bench_steal) / (b.bench_ticks - e->a.bench_ticks) : 0;
+		(double)grew(e->a.bench_steal, b.bench_steal) / (b.bench_ticks - e->a.bench_ticks) : 0;
 	snprintf(it->value, sizeof(it->value), "%.2f %%", steal * 100);
 	if (steal > 0.01) {
 		it->warn = true;
@@ -361,14 +401,15 @@ void lat_benv_end(struct lat_benv *e)
 			 "second (> 1000; the fs benchmarks' own not counted)", e->c->cpu, dev);
 	}
 	it = item(e, "swap", "all");
-	snprintf(it->value, sizeof(it->value), "%llu pages", b.swap - e->a.swap);
-	if (b.swap != e->a.swap) {
+	snprintf(it->value, sizeof(it->value), "%llu pages", grew(e->a.swap, b.swap));
+	if (grew(e->a.swap, b.swap)) {
 		it->warn = true;
 		snprintf(it->why, sizeof(it->why), "%llu pages were swapped during the runs: "
-			 "memory is short", b.swap - e->a.swap);
+			 "memory is short", grew(e->a.swap, b.swap));
 	}
 	it = item(e, "others_disk", "fs");
-	others = ((double)(b.sectors - e->a.sectors) * 512 - (double)(b.self_io - e->a.self_io)) / s;
+	others = ((double)grew(e->a.sectors, b.sectors) * 512 -
+		  (double)grew(e->a.self_io, b.self_io)) / s;
 	others = others < 0 ? 0 : others;
 	snprintf(it->value, sizeof(it->value), "%.1f MB/s", others / 1e6);
 	if (others > 1e6) {

@@ -111,8 +111,11 @@ int lat_bench_fs_read(struct lat_bctx *c)
 		}
 		fd = lat_bench_make_file(c->dir, sizes[s], r[0]);
 		if (fd < 0) {
+			char why[sizeof(r[0]->note)];
+
+			memcpy(why, r[0]->note, sizeof(why));
 			for (int k = 0; k < 4; k++)
-				fail(r[k], r[0]->note);
+				fail(r[k], why);
 			continue;
 		}
 		r[0]->note[0] = 0;	/* make_file's tmpfs note speaks of faults */
@@ -284,14 +287,21 @@ int lat_bench_fs_cache(struct lat_bctx *c)
 		/* every block once, in a random order: readahead cannot hide the
 		 * device, and a block is in the cache or it is not */
 		lat_perm_cycle(perm, nb, &seed);
-		for (int pass = 0; pass < 2; pass++)
+		for (int pass = 0; pass < 2 && !err; pass++)
 			for (__u32 i = 0, b = 0; i < nb; i++, b = perm[b]) {
 				a = lat_tick_begin();
-				if (pread(fd, blk, CBLK, (off_t)b * CBLK) != CBLK)
+				if (pread(fd, blk, CBLK, (off_t)b * CBLK) != CBLK) {
+					fail(r, "a read failed: the sizes stop here");
+					err = -EIO;
 					break;
+				}
 				if (pass)
 					lat_bres_add(r, lat_tick_end() - a);
 			}
+		if (err) {
+			err = 0;	/* said in the result; the sizes before stand */
+			break;
+		}
 		/* the mean: at twice the cache, half the reads miss */
 		mean = r->ticks.count ? r->ticks.sum / r->ticks.count : 0;
 		if (!knee && m0 && mean >= 3 * m0)
@@ -349,7 +359,8 @@ static int contend(struct lat_bctx *c, struct lat_bres *r, int n, __u64 deadline
 			err = fd;
 			break;
 		}
-		fds[i] = open_direct(fd);
+		/* tmpfs takes O_DIRECT since 6.6, and reads memory with it */
+		fds[i] = is_tmpfs(fd) ? -EINVAL : open_direct(fd);
 		close(fd);
 		if (fds[i] < 0) {
 			err = fds[i];

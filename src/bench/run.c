@@ -938,12 +938,15 @@ int lat_bench_main(int argc, char **argv)
 	for (i = 0; i < all.nres; i++)
 		lat_benv_quarantine(&env, all.res[i]->bench, all.res[i]->group,
 				    all.res[i]->quarantine, sizeof(all.res[i]->quarantine));
-	if (b.hlog_path && write_hlog(b.hlog_path, &b.c, t0, epoch)) {
+	if (b.hlog_path) {
+		int e = write_hlog(b.hlog_path, &b.c, t0, epoch);
 		char q[LAT_ARG_MAX];
 
-		fprintf(stderr, "latbpf bench: writing '%s': %s\n",
-			lat_term_arg(q, sizeof(q), b.hlog_path), strerror(errno));
-		err = -EIO;
+		if (e) {
+			fprintf(stderr, "latbpf bench: writing '%s': %s\n",
+				lat_term_arg(q, sizeof(q), b.hlog_path), strerror(-e));
+			err = -EIO;
+		}
 	}
 
 	FILE *tf = jf == stdout ? stderr : stdout;
