@@ -225,9 +225,14 @@ __u64 lat_hist_percentile(const struct lat_hist *h, double pct)
 
 /* A percentile needs 10 samples beyond it to mean more than "the max":
  * p99 wants 1,000, p99.99 100,000. */
+bool lat_too_few(double count, double pct)
+{
+	return count * (100.0 - pct) / 100.0 < 10.0;
+}
+
 bool lat_hist_too_few(const struct lat_hist *h, double pct)
 {
-	return (double)h->count * (100.0 - pct) / 100.0 < 10.0;
+	return lat_too_few((double)h->count, pct);
 }
 
 void lat_hist_record_corrected(struct lat_hist *h, __u64 v, __u64 expected)

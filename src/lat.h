@@ -245,6 +245,7 @@ int lat_fmt_ns(char *buf, size_t len, __u64 ns);
 void lat_hist_record_corrected(struct lat_hist *h, __u64 v, __u64 expected);
 /* fewer than 10 samples beyond this percentile: it reads as the max */
 bool lat_hist_too_few(const struct lat_hist *h, double pct);
+bool lat_too_few(double count, double pct);	/* the same, of a count */
 int lat_fmt_bytes(char *buf, size_t len, __u64 bytes);
 
 /* escape.c: kernel strings are untrusted */
@@ -307,6 +308,9 @@ void lat_provenance_publish_host(const struct lat_provenance *p, struct lat_snap
 void lat_provenance_text(const struct lat_provenance *p, FILE *f, __u64 elapsed_ns);
 void lat_provenance_host_text(const struct lat_provenance *p, FILE *f);
 const char *lat_provenance_tsc_flags(const struct lat_provenance *p);
+/* the first line of a (sysfs, proc) file, without its newline: false, and
+ * "", when it cannot be read */
+bool lat_read_line(const char *path, char *buf, size_t len);
 bool lat_has_word(const char *list, const char *word);
 void lat_provenance_free(struct lat_provenance *p);
 

@@ -27,16 +27,18 @@ struct lat_provenance {
 	int nprobes;
 };
 
-static void read_line(const char *path, char *buf, size_t len)
+bool lat_read_line(const char *path, char *buf, size_t len)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "re");
+	bool ok;
 
 	buf[0] = '\0';
 	if (!f)
-		return;
-	if (fgets(buf, (int)len, f))
-		buf[strcspn(buf, "\n")] = '\0';
+		return false;
+	ok = fgets(buf, (int)len, f) != NULL;
+	buf[strcspn(buf, "\n")] = '\0';
 	fclose(f);
+	return ok;
 }
 
 /* model name and the TSC-related flags from /proc/cpuinfo */
@@ -96,10 +98,10 @@ struct lat_provenance *lat_provenance_new(int argc, char **argv,
 	if (uname(&u) == 0)
 		snprintf(p->kernel, sizeof(p->kernel), "%s", u.release);
 	read_cpuinfo(p);
-	read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+	lat_read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource",
 		  p->clocksource, sizeof(p->clocksource));
-	read_line("/sys/devices/system/cpu/isolated", p->isolated, sizeof(p->isolated));
-	read_line("/sys/devices/system/cpu/nohz_full", p->nohz_full, sizeof(p->nohz_full));
+	lat_read_line("/sys/devices/system/cpu/isolated", p->isolated, sizeof(p->isolated));
+	lat_read_line("/sys/devices/system/cpu/nohz_full", p->nohz_full, sizeof(p->nohz_full));
 	/* "(null)" on a kernel without nohz_full */
 	if (p->nohz_full[0] < '0' || p->nohz_full[0] > '9')
 		p->nohz_full[0] = '\0';

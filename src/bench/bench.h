@@ -202,6 +202,9 @@ void lat_baseline_free(struct lat_baseline *b);
 __u64 lat_bench_per_op(__u64 ticks, __u64 overhead, __u32 batch);
 /* the median of v[0..n) (sorts v): the middle one, or the mean of the two */
 double lat_bench_median(__u64 *v, int n);
+/* a figure as the table shows it: ns formatted, else whole (MB/s); one
+ * out of range (a JSON from anywhere) printed as a number */
+void lat_bench_fmt_value(char *b, size_t n, double v, bool ns);
 /* compare.c: latbpf bench compare A.json B.json; 0, LAT_BENCH_REGRESSED,
  * -EINVAL (usage, unreadable or not a bench's JSON) */
 #define LAT_BENCH_REGRESSED 1
@@ -271,6 +274,7 @@ __u64 lat_bench_llc_bytes(void);	/* memlat.c: from sysfs, 0 if unknown */
 /* fault.c: an unlinked file of len bytes (a multiple of 1 MiB) in dir, its
  * pages dropped; fd or -errno, said in r's note (tmpfs too) */
 int lat_bench_make_file(const char *dir, size_t len, struct lat_bres *r);
+bool lat_bench_is_tmpfs(int fd);	/* fault.c: its pages cannot be dropped */
 int lat_bench_fs_read(struct lat_bctx *c);	/* fs.c */
 int lat_bench_fs_cache(struct lat_bctx *c);
 int lat_bench_fs_contention(struct lat_bctx *c);

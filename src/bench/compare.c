@@ -312,13 +312,13 @@ static bool read_col(const struct jval *r, int k, struct col *c)
 		       jnum(p, "max", &c->hi);
 	}
 	/* a single run: its histogram's own figure, and its own count for
-	 * whether 10 samples lie beyond it (as lat_hist_too_few) */
+	 * whether 10 samples lie beyond it */
 	double count = 0;
 
 	if (!jnum(jget(r, "hist"), name, &c->median))
 		return false;
 	jnum(jget(r, "hist"), "count", &count);
-	c->few = k < LAT_BENCH_COLS - 1 && count * (100.0 - lat_bench_cols[k]) / 100.0 < 10.0;
+	c->few = k < LAT_BENCH_COLS - 1 && lat_too_few(count, lat_bench_cols[k]);
 	c->lo = c->hi = c->median;
 	return true;
 }
@@ -340,16 +340,6 @@ static const struct jval *results_of(const struct jval *doc, const char *path)
 	fprintf(stderr, "latbpf bench compare: '%s' is not the JSON of latbpf bench --json\n",
 		lat_term_arg(q, sizeof(q), path));
 	return NULL;
-}
-
-static void fmt(char *b, size_t n, double v, bool ns)
-{
-	/* the files come from anywhere: a negative or huge figure is printed,
-	 * not converted */
-	if (ns && v >= 0 && v < 1.8e19)
-		lat_fmt_ns(b, n, (__u64)(v + 0.5));
-	else
-		snprintf(b, n, "%.0f", v);
 }
 
 int lat_bench_compare(int argc, char **argv)
@@ -418,10 +408,10 @@ int lat_bench_compare(int argc, char **argv)
 				verdict = "better";
 			if (k < LAT_BENCH_COLS - 1 && !ca.few && !cb.few)
 				compared++;
-			fmt(n1, sizeof(n1), ca.median, ns);
-			fmt(n2, sizeof(n2), ca.lo, ns);
-			fmt(n3, sizeof(n3), ca.hi, ns);
-			fmt(n4, sizeof(n4), cb.median, ns);
+			lat_bench_fmt_value(n1, sizeof(n1), ca.median, ns);
+			lat_bench_fmt_value(n2, sizeof(n2), ca.lo, ns);
+			lat_bench_fmt_value(n3, sizeof(n3), ca.hi, ns);
+			lat_bench_fmt_value(n4, sizeof(n4), cb.median, ns);
 			printf("%-24s %-6s %10s %10s..%-10s %10s %+7.1f%%  %s%s\n", k ? "" : q,
 			       lat_bench_col_names[k], n1, n2, n3, n4, pct, verdict,
 			       k < LAT_BENCH_COLS - 1 ? quar : "");

@@ -22,20 +22,6 @@ static double user_hz(void)
 	return h > 0 ? (double)h : 100;
 }
 
-static bool read_first_line(const char *path, char *buf, size_t n)
-{
-	FILE *f = fopen(path, "re");
-	bool ok;
-
-	buf[0] = 0;
-	if (!f)
-		return false;
-	ok = fgets(buf, (int)n, f) != NULL;
-	fclose(f);
-	buf[strcspn(buf, "\n")] = 0;
-	return ok;
-}
-
 static bool in_set(const struct lat_bctx *c, int cpu)
 {
 	for (int i = 0; i < c->ncpus; i++)
@@ -267,7 +253,7 @@ void lat_benv_begin(struct lat_benv *e, const struct lat_bctx *c)
 	it = item(e, "governor", "all");
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor",
 		 c->cpu < 0 ? 0 : c->cpu);
-	if (!read_first_line(path, it->value, sizeof(it->value))) {
+	if (!lat_read_line(path, it->value, sizeof(it->value))) {
 		snprintf(it->value, sizeof(it->value), "none (no cpufreq: fixed or the host's)");
 	} else if (strcmp(it->value, "performance")) {
 		it->warn = true;
@@ -275,9 +261,9 @@ void lat_benv_begin(struct lat_benv *e, const struct lat_bctx *c)
 			 "performance: the clock moves with the load", c->cpu, it->value);
 	}
 	it = item(e, "boost", "all");
-	if (read_first_line("/sys/devices/system/cpu/cpufreq/boost", buf, sizeof(buf))) {
+	if (lat_read_line("/sys/devices/system/cpu/cpufreq/boost", buf, sizeof(buf))) {
 		snprintf(it->value, sizeof(it->value), "%s", atoi(buf) ? "on" : "off");
-	} else if (read_first_line("/sys/devices/system/cpu/intel_pstate/no_turbo", buf,
+	} else if (lat_read_line("/sys/devices/system/cpu/intel_pstate/no_turbo", buf,
 				   sizeof(buf))) {
 		snprintf(it->value, sizeof(it->value), "%s", atoi(buf) ? "off" : "on");
 	} else {
@@ -289,7 +275,7 @@ void lat_benv_begin(struct lat_benv *e, const struct lat_bctx *c)
 			 "depends on temperature and the other cores' load");
 	}
 	it = item(e, "thp", "mem");
-	if (read_first_line("/sys/kernel/mm/transparent_hugepage/enabled", buf, sizeof(buf)) &&
+	if (lat_read_line("/sys/kernel/mm/transparent_hugepage/enabled", buf, sizeof(buf)) &&
 	    (l = strchr(buf, '[')) && (r = strchr(l, ']'))) {
 		snprintf(it->value, sizeof(it->value), "%.*s", (int)(r - l - 1), l + 1);
 		if (!strcmp(it->value, "always")) {
@@ -303,19 +289,19 @@ void lat_benv_begin(struct lat_benv *e, const struct lat_bctx *c)
 	it = item(e, "smt", "all");
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list",
 		 c->cpu < 0 ? 0 : c->cpu);
-	if (!read_first_line(path, it->value, sizeof(it->value)))
+	if (!lat_read_line(path, it->value, sizeof(it->value)))
 		snprintf(it->value, sizeof(it->value), "unknown");
 	/* info only: a sibling's load shows in others' CPU below */
 	it->affects = NULL;
 	it = item(e, "isolated", NULL);
-	read_first_line("/sys/devices/system/cpu/isolated", buf, sizeof(buf));
+	lat_read_line("/sys/devices/system/cpu/isolated", buf, sizeof(buf));
 	snprintf(it->value, sizeof(it->value), "%.90s", buf[0] ? buf : "none");
 	it = item(e, "nohz_full", NULL);
-	read_first_line("/sys/devices/system/cpu/nohz_full", buf, sizeof(buf));
+	lat_read_line("/sys/devices/system/cpu/nohz_full", buf, sizeof(buf));
 	snprintf(it->value, sizeof(it->value), "%.90s",
 		 buf[0] && strcmp(buf, "(null)") ? buf : "none");
 	it = item(e, "clocksource", "timer");
-	read_first_line("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+	lat_read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource",
 			it->value, sizeof(it->value));
 	if (it->value[0] && strcmp(it->value, "tsc") && strcmp(it->value, "arch_sys_counter")) {
 		it->warn = true;
@@ -340,7 +326,7 @@ void lat_benv_begin(struct lat_benv *e, const struct lat_bctx *c)
 	}
 	if (f)
 		fclose(f);
-	if (read_first_line("/sys/hypervisor/type", buf, sizeof(buf)) && buf[0])
+	if (lat_read_line("/sys/hypervisor/type", buf, sizeof(buf)) && buf[0])
 		snprintf(it->value, sizeof(it->value), "%.32s", buf);
 	snap(&e->a, c);
 }

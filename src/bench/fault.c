@@ -75,12 +75,18 @@ int lat_bench_fault_minor(struct lat_bctx *c)
 	return 0;
 }
 
+bool lat_bench_is_tmpfs(int fd)
+{
+	struct statfs sf;
+
+	return fstatfs(fd, &sf) == 0 && sf.f_type == TMPFS_MAGIC;
+}
+
 /* A file of real (non-zero) blocks, unlinked at once: nothing is left
  * behind. Its pages are written back and dropped from the page cache. */
 int lat_bench_make_file(const char *dir, size_t len, struct lat_bres *r)
 {
 	char path[4096], *buf;
-	struct statfs sf;
 	size_t done;
 	int fd;
 
@@ -92,7 +98,7 @@ int lat_bench_make_file(const char *dir, size_t len, struct lat_bres *r)
 		return -errno;
 	}
 	unlink(path);
-	if (fstatfs(fd, &sf) == 0 && sf.f_type == TMPFS_MAGIC)
+	if (lat_bench_is_tmpfs(fd))
 		snprintf(r->note, sizeof(r->note), "%.150s is tmpfs: its pages cannot be "
 			 "dropped, so there are no major faults; use --dir", dir);
 	buf = malloc(1 << 20);

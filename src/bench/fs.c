@@ -20,7 +20,6 @@
 #define BLK 4096		/* fs_read, fs_contention: one pread */
 #define CBLK (64 << 10)		/* fs_cache: one pread */
 #define MIB (1ULL << 20)
-#define TMPFS_MAGIC 0x01021994
 
 static __u64 xorshift(__u64 *s)
 {
@@ -28,13 +27,6 @@ static __u64 xorshift(__u64 *s)
 	*s ^= *s >> 7;
 	*s ^= *s << 17;
 	return *s;
-}
-
-static bool is_tmpfs(int fd)
-{
-	struct statfs sf;
-
-	return fstatfs(fd, &sf) == 0 && sf.f_type == TMPFS_MAGIC;
 }
 
 /* The same file again, with O_DIRECT: -errno when the file system has none */
@@ -125,13 +117,13 @@ int lat_bench_fs_read(struct lat_bctx *c)
 				break;
 		for (int k = 0; k < 2 && !err; k++)
 			err = time_reads(r[k], fd, buf, sizes[s], k == 1, lat_mono_ns() + share);
-		dfd = is_tmpfs(fd) ? -EINVAL : open_direct(fd);
+		dfd = lat_bench_is_tmpfs(fd) ? -EINVAL : open_direct(fd);
 		if (dfd < 0) {
 			char why[240];
 
 			snprintf(why, sizeof(why), "%.100s: %s, so these reads come from memory, "
 				 "not the device; use --dir on a disk", c->dir,
-				 is_tmpfs(fd) ? "tmpfs (no O_DIRECT, pages cannot be dropped)" :
+				 lat_bench_is_tmpfs(fd) ? "tmpfs (no O_DIRECT, pages cannot be dropped)" :
 				 "no O_DIRECT here");
 			fail(r[2], why);
 			fail(r[3], why);
@@ -246,7 +238,7 @@ int lat_bench_fs_cache(struct lat_bctx *c)
 		goto out;
 	}
 	first->note[0] = 0;
-	if (is_tmpfs(fd)) {
+	if (lat_bench_is_tmpfs(fd)) {
 		fail(first, "--dir is tmpfs: its files live in memory, there is no file-cache "
 		     "size to find; use --dir on a disk");
 		close(fd);
@@ -360,7 +352,7 @@ static int contend(struct lat_bctx *c, struct lat_bres *r, int n, __u64 deadline
 			break;
 		}
 		/* tmpfs takes O_DIRECT since 6.6, and reads memory with it */
-		fds[i] = is_tmpfs(fd) ? -EINVAL : open_direct(fd);
+		fds[i] = lat_bench_is_tmpfs(fd) ? -EINVAL : open_direct(fd);
 		close(fd);
 		if (fds[i] < 0) {
 			err = fds[i];

@@ -558,9 +558,9 @@ static void fmt_cell(char *b, size_t n, const struct lat_hist *h, double pct, bo
 		strncat(b, "*", n - strlen(b) - 1);
 }
 
-static void fmt_value(char *b, size_t n, double v, bool ns)
+void lat_bench_fmt_value(char *b, size_t n, double v, bool ns)
 {
-	if (ns)
+	if (ns && v >= 0 && v < 1.8e19)
 		lat_fmt_ns(b, n, (__u64)(v + 0.5));
 	else
 		snprintf(b, n, "%.0f", v);
@@ -571,7 +571,7 @@ static void fmt_median(char *b, size_t n, const struct lat_node *p, bool ns)
 {
 	const struct lat_node *few = lat_snap_find(p, "few");
 
-	fmt_value(b, n, real_of(p, "median"), ns);
+	lat_bench_fmt_value(b, n, real_of(p, "median"), ns);
 	if (few && few->v.b)
 		strncat(b, "*", n - strlen(b) - 1);
 }
