@@ -705,7 +705,7 @@ static void publish_top(struct hiccup *h, struct lat_snap *s, __u32 cpu)
 	/* those summed into others were distinct before */
 	lat_pub_count(s, "intruders", n_iv, n_run + h->folded[cpu]);
 	lat_pub_dur(s, "intruders_ns", sum_iv, sum_run);
-	lat_pub_list(s, "top", "top intruders");
+	lat_pub_flags(lat_pub_list(s, "top", "top intruders"), LAT_F_BRIEF);
 	lat_pub_rank(s, "total_ns", MAX_TOP, 5);
 	if (cand && by) {
 		qsort(by, n, sizeof(*by), cmp_t_iv);
@@ -760,16 +760,17 @@ static void publish_cpu(struct hiccup *h, struct lat_snap *s, __u32 c, bool iv, 
 	snprintf(cpu, sizeof(cpu), "%u", c);
 	snprintf(tag, sizeof(tag), "cpu%u", c);
 	lat_pub_label(s, "cpu", cpu, tag);
-	lat_pub_num(s, "cpu", c);
+	lat_pub_flags(lat_pub_num(s, "cpu", c), LAT_F_BRIEF);
 	lat_pub_bool(s, "watched", CPU_ISSET(c, &h->run->opts->watch));
-	lat_pub_ids(s, "pinned_tids", h->pinned[c], h->npinned[c]);
-	lat_pub_count(s, "count", now->task_hist.count - b->task_hist.count,
-		      now->task_hist.count);
-	lat_pub_dur(s, "stolen_ns", task_iv, task_run);
+	lat_pub_flags(lat_pub_ids(s, "pinned_tids", h->pinned[c], h->npinned[c]), LAT_F_BRIEF);
+	lat_pub_flags(lat_pub_count(s, "count", now->task_hist.count - b->task_hist.count,
+				    now->task_hist.count), LAT_F_BRIEF);
+	lat_pub_flags(lat_pub_dur(s, "stolen_ns", task_iv, task_run), LAT_F_BRIEF);
 	/* share of the run's wall time lost on this CPU, all kinds */
-	lat_pub_real(s, "lost_pct", elapsed ? 100.0 * (double)lost / (double)elapsed : 0, 3);
+	lat_pub_flags(lat_pub_real(s, "lost_pct", elapsed ? 100.0 * (double)lost / (double)elapsed : 0,
+				   3), LAT_F_BRIEF);
 	lat_pub_flags(lat_pub_dur(s, "max_ns", h->iv.task_hist.max, now->task_hist.max),
-		      LAT_F_GAUGE);
+		      LAT_F_GAUGE | LAT_F_BRIEF);
 	/* in Prometheus: latbpf_hiccup_stolen_seconds{cpu} (DESIGN.md) */
 	struct lat_node *hist = lat_pub_hist(s, "hist", "hiccups (preempted, wakeup, ran)",
 					     &now->task_hist, &b->task_hist);
@@ -819,14 +820,15 @@ static void publish_events(struct hiccup *h, struct lat_snap *s)
 		memcpy(in.v.name, ev->name, sizeof(in.v.name));
 		intruder_name(&in, name, sizeof(name));
 		lat_pub_item(s, i >= h->iv_first, true);
-		lat_pub_num(s, "ts_ns", (__s64)ev->ts_ns);
-		lat_pub_num(s, "cpu", ev->cpu);
+		lat_pub_flags(lat_pub_num(s, "ts_ns", (__s64)ev->ts_ns), LAT_F_BRIEF);
+		lat_pub_flags(lat_pub_num(s, "cpu", ev->cpu), LAT_F_BRIEF);
 		lat_pub_num(s, "tid", ev->tid);
-		lat_pub_str(s, "comm", ev->comm);
-		lat_pub_dur(s, "duration_ns", ev->duration_ns, ev->duration_ns);
+		lat_pub_flags(lat_pub_str(s, "comm", ev->comm), LAT_F_BRIEF);
+		lat_pub_flags(lat_pub_dur(s, "duration_ns", ev->duration_ns, ev->duration_ns),
+			      LAT_F_BRIEF);
 		lat_pub_str(s, "hiccup", kind_name[ev->kind < LAT_HC_NR_KINDS ? ev->kind : 0]);
 		lat_pub_str(s, "kind", who_name[ev->who < LAT_HC_NR_WHO ? ev->who : 0]);
-		lat_pub_str(s, "name", name);
+		lat_pub_flags(lat_pub_str(s, "name", name), LAT_F_BRIEF);
 		lat_pub_num(s, "pid", ev->pid);
 		pub_irq_thread(s, ev->who, ev->name);
 		lat_pub_dur(s, "intruder_ns", ev->who_ns, ev->who_ns);

@@ -276,9 +276,13 @@ int lat_json_write(FILE *f, const struct lat_snap *s);
 void lat_json_hist(FILE *f, const struct lat_hist *h);
 /* report_text.c: interval blocks (log) and the whole-run summary */
 struct lat_sink *lat_text_sink_new(FILE *f, const struct lat_provenance *p, bool log);
-/* the live view's frame, into f */
-void lat_text_frame(FILE *f, const struct lat_snap *s, const struct lat_provenance *p,
-		    int cols);
+/* one family in full, as the live view's panel: interval and whole-run
+ * percentiles, bars */
+void lat_text_panel(FILE *f, const struct lat_node *fam, int cols);
+/* a JSON key for people ("stolen_ns" -> "stolen") and a value in the unit
+ * its key names (ns, bytes, an event's time on the wall clock) */
+const char *lat_text_label(const char *key, char *buf, size_t n);
+void lat_text_value(char *b, size_t n, const char *key, __u64 v);
 /* report_hlog.c: --hlog FILE */
 struct lat_sink *lat_hlog_sink_new(const char *path, double start_epoch_s);
 /* report_prom.c: --prometheus [HOST:]PORT; its thread inherits the caller's CPUs */

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <langinfo.h>
+#include <locale.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -24,6 +26,7 @@
 #include "self.h"
 #include "target.h"
 #include "tty.h"
+#include "screen.h"
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_ENV = 3 };
 
@@ -46,6 +49,10 @@ struct app {
 	struct lat_snap snap;
 	FILE *json_f;		/* the JSON sink's; stdout tells the others */
 	struct lat_tty tty;
+	struct lat_screen view;		/* what the live view shows now */
+	struct lat_heat_set *heat;	/* its heat maps */
+	int heat_pick;			/* the focused family's histogram */
+	bool utf8;
 	struct lat_baseline *baseline;	/* --baseline: measured before attaching */
 	struct lat_self self;
 	__u64 t0, t_last;	/* start, last poll */
@@ -171,18 +178,78 @@ static int render(struct app *a, bool final)
 
 static void emit_live(struct app *a)
 {
-	int rows, cols;
-	char *buf = NULL;
+	const struct lat_node *fam[LAT_MAX_FAMILIES * 2], *h[16];
+	char *buf = NULL, name[96];
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
+	int nf, nh;
 
 	if (!f)
 		return;
-	lat_tty_size(a->tty.out, &rows, &cols);
-	lat_text_frame(f, &a->snap, a->prov, cols);
+	lat_tty_size(a->tty.out, &a->view.rows, &a->view.cols);
+	a->view.live = true;
+	a->view.utf8 = a->utf8;
+	a->view.heat = NULL;
+	nf = lat_screen_families(&a->snap, fam, LAT_MAX_FAMILIES * 2);
+	if (a->view.focus > nf)
+		a->view.focus = 0;
+	if (a->view.focus) {
+		nh = lat_screen_hists(fam[a->view.focus - 1], h, 16);
+		if (nh) {
+			lat_screen_hist_name(name, sizeof(name), h[a->heat_pick % nh]);
+			a->view.heat = lat_heat_set_find(a->heat, name);
+			a->view.heat_name = name;
+		}
+	}
+	lat_screen_render(f, &a->snap, a->prov, &a->view);
 	fclose(f);
 	lat_tty_frame(&a->tty, buf, len);
 	free(buf);
+}
+
+/* a key of the live view: false to end the run */
+static bool live_key(struct app *a, int k)
+{
+	const struct lat_node *fam[LAT_MAX_FAMILIES * 2];
+	int nf = lat_screen_families(&a->snap, fam, LAT_MAX_FAMILIES * 2);
+	bool was_help = a->view.help;
+
+	a->view.help = false;
+	if (was_help && k != '?')
+		return true;
+	switch (k) {
+	case 'q': case 'Q':
+		return false;
+	case '0': case 27:	/* Esc */
+		a->view.focus = 0;
+		break;
+	case '\t':
+		a->view.focus = nf ? (a->view.focus + 1) % (nf + 1) : 0;
+		a->heat_pick = 0;
+		break;
+	case 'h':
+		a->heat_pick++;
+		break;
+	case 'i':
+		a->view.run = false;
+		break;
+	case 'r':
+		a->view.run = true;
+		break;
+	case 'p':
+		a->view.paused = !a->view.paused;
+		break;
+	case '?':
+		a->view.help = !was_help;
+		break;
+	default:
+		if (k >= '1' && k <= '9' && k - '0' <= nf) {
+			a->view.focus = k - '0';
+			a->heat_pick = 0;
+		}
+		break;
+	}
+	return true;
 }
 
 static int add_sink(struct app *a, struct lat_sink *k)
@@ -261,9 +328,15 @@ static int loop(struct app *a, int sfd)
 		if (pfd[0].revents) {
 			struct signalfd_siginfo si;
 
-			if (read(sfd, &si, sizeof(si)) == sizeof(si) &&
-			    si.ssi_signo != SIGCHLD)
-				break;	/* SIGINT, SIGTERM, SIGHUP */
+			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+				/* a new window size: the frame again, at once */
+				if (si.ssi_signo == SIGWINCH) {
+					if (a->tty.active && a->interval)
+						emit_live(a);
+				} else if (si.ssi_signo != SIGCHLD) {
+					break;	/* SIGINT, SIGTERM, SIGHUP */
+				}
+			}
 		}
 		if (pfd[1].revents) {
 			__u64 ticks;
@@ -274,14 +347,18 @@ static int loop(struct app *a, int sfd)
 			if ((err = poll_all(a)))
 				break;
 			render(a, false);
-			if (a->tty.active)
+			lat_heat_set_push(a->heat, &a->snap);
+			if (a->tty.active && !a->view.paused)
 				emit_live(a);
 		}
 		if (a->tty.active && pfd[2].revents) {
 			int k = lat_tty_key(&a->tty);
 
-			if (k == 'q' || k == 'Q')
+			if (k >= 0 && !live_key(a, k))
 				break;
+			/* the screen answers at once, from this interval's snapshot */
+			if (k >= 0 && a->interval)
+				emit_live(a);
 		}
 		if (lat_tgt_gone(&a->tgt)) {
 			fprintf(stderr, "latbpf: target exited\n");
@@ -305,6 +382,8 @@ static void cleanup(struct app *a)
 		a->sinks[i]->ops->free(a->sinks[i]);
 	a->nsinks = 0;
 	lat_snap_free(&a->snap);
+	lat_heat_set_free(a->heat);
+	a->heat = NULL;
 	lat_provenance_free(a->prov);
 	lat_baseline_free(a->baseline);
 	lat_self_free(&a->self);
@@ -377,6 +456,7 @@ static int trace_main(int argc, char **argv, int sub)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGWINCH);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
 
@@ -463,10 +543,20 @@ static int trace_main(int argc, char **argv, int sub)
 	/* libbpf has freed the kernel's BTF (5-6 MiB) it parsed to load; give
 	 * the heap's free pages back rather than carry them for the run */
 	malloc_trim(0);
-	lat_self_init(&a.self, a.o.bpf_stats);
-	a.t0 = a.t_last = lat_now_ns();
 	to_tty = !a.o.no_tui && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) &&
 		 a.json_f != stdout;
+	/* the live view shows what latbpf's programs cost, as bpftop does:
+	 * the kernel's run-time statistics on while it runs */
+	lat_self_init(&a.self, a.o.bpf_stats || to_tty);
+	a.t0 = a.t_last = lat_now_ns();
+	if (to_tty) {
+		const char *cs;
+
+		setlocale(LC_CTYPE, "");
+		cs = nl_langinfo(CODESET);
+		a.utf8 = cs && !strcmp(cs, "UTF-8");
+		a.heat = lat_heat_set_new();
+	}
 	/* the summary first at the end; interval blocks unless the live view
 	 * or the JSON has stdout */
 	err = add_sink(&a, lat_text_sink_new(a.json_f == stdout ? stderr : stdout, a.prov,

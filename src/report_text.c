@@ -13,7 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "lat.h"
+#include "screen.h"
+#include "tty.h"
 
 enum style { LIVE, LOG, SUMMARY };
 
@@ -309,7 +312,7 @@ static bool ends(const char *key, const char *suffix)
  * key carries is in the value, so the label drops it. Where a count of the
  * same name sits beside a time ("preempted" and "preempted_ns"), the time
  * is "preempted_time". */
-static const char *label(const char *key, char *buf, size_t n)
+const char *lat_text_label(const char *key, char *buf, size_t n)
 {
 	static const char *const units[] = { "_ns", "_bytes", "_pct" };
 	static const char *const times[] = { "max", "min", "duration", "threshold", "stolen",
@@ -337,7 +340,7 @@ static const char *label(const char *key, char *buf, size_t n)
 }
 
 /* a value in the unit its key names */
-static void fmt_value(char *b, size_t n, const char *key, __u64 v)
+void lat_text_value(char *b, size_t n, const char *key, __u64 v)
 {
 	if (!strcmp(key, "ts_ns")) {
 		/* an event's CLOCK_MONOTONIC time (bpf_ktime_get_ns), on the wall
@@ -368,7 +371,7 @@ static void scalar(struct text_emit *t, const char *key, const char *v, const ch
 {
 	char lb[64];
 
-	key = label(key, lb, sizeof(lb));
+	key = lat_text_label(key, lb, sizeof(lb));
 	if (in_item(t)) {
 		add_label(t, "%s%s=%s", key, v);
 	} else {
@@ -382,8 +385,8 @@ static void count(struct lat_emit *e, const char *key, __u64 iv, __u64 run)
 	struct text_emit *t = T(e);
 	char v[32], o[32], r[48] = "";
 
-	fmt_value(v, sizeof(v), key, style(t) == LOG ? iv : run);
-	fmt_value(o, sizeof(o), key, style(t) == LOG ? run : iv);
+	lat_text_value(v, sizeof(v), key, style(t) == LOG ? iv : run);
+	lat_text_value(o, sizeof(o), key, style(t) == LOG ? run : iv);
 	if (style(t) != SUMMARY && !in_item(t))
 		snprintf(r, sizeof(r), style(t) == LOG ? " (run %s)" : " (interval %s)", o);
 	scalar(t, key, v, r);
@@ -403,7 +406,7 @@ static void num(struct lat_emit *e, const char *key, __s64 v)
 	char b[32];
 
 	if (v >= 0 && (ends(key, "_ns") || ends(key, "_bytes")))
-		fmt_value(b, sizeof(b), key, (__u64)v);
+		lat_text_value(b, sizeof(b), key, (__u64)v);
 	else
 		snprintf(b, sizeof(b), "%lld", (long long)v);
 	scalar(T(e), key, b, NULL);
@@ -463,28 +466,14 @@ static const struct lat_emit_ops text_ops = {
 	.real = real, .boolean = boolean, .null = null, .str = str,
 };
 
-/* The measurements of a snapshot (provenance is printed by the caller). */
-static void families(FILE *f, const struct lat_snap *s, int width, enum style mode,
-		     int max_items)
+void lat_text_panel(FILE *f, const struct lat_node *fam, int cols)
 {
 	struct text_emit t = {
-		.e = { .ops = &text_ops, .final = mode == SUMMARY, .live = mode == LIVE,
-		       .max_items = max_items },
-		.f = f, .width = width < 60 ? 60 : width, .mode = mode,
+		.e = { .ops = &text_ops, .live = true, .max_items = 10 },
+		.f = f, .width = cols < 60 ? 60 : cols, .mode = LIVE,
 	};
 
-	for (const struct lat_node *n = s->root.child; n; n = n->next)
-		if (!(n->flags & LAT_F_PROV) && (n->kind == LAT_OBJ || n->kind == LAT_LIST))
-			lat_snap_walk(n, &t.e);
-}
-
-void lat_text_frame(FILE *f, const struct lat_snap *s, const struct lat_provenance *p,
-		    int cols)
-{
-	lat_provenance_text(p, f, s->elapsed_ns);
-	fprintf(f, "interval %ld   q or Ctrl-C: end and print the whole-run summary\n\n",
-		s->interval);
-	families(f, s, cols, LIVE, 10);
+	lat_snap_walk(fam, &t.e);
 }
 
 struct text_sink {
@@ -492,18 +481,21 @@ struct text_sink {
 	FILE *f;
 	const struct lat_provenance *p;
 	bool log;
+	struct lat_heat_set *heat;	/* for the summary's heat maps */
 };
 
 static int log_interval(struct lat_sink *k, const struct lat_snap *s)
 {
 	struct text_sink *t = (struct text_sink *)k;
+	struct lat_screen o = { .cols = 120 };
 	char el[32];
 
+	lat_heat_set_push(t->heat, s);
 	if (!t->log)
 		return 0;
 	lat_fmt_ns(el, sizeof(el), s->elapsed_ns);
 	fprintf(t->f, "--- interval %ld (elapsed %s) ---\n", s->interval, el);
-	families(t->f, s, 100, LOG, 0);
+	lat_screen_render(t->f, s, NULL, &o);
 	fflush(t->f);
 	return 0;
 }
@@ -512,11 +504,15 @@ static int summary(struct lat_sink *k, const struct lat_snap *s)
 {
 	struct text_sink *t = (struct text_sink *)k;
 	const struct lat_node *bl = lat_snap_find(&s->root, "baseline");
+	struct lat_screen o = { .cols = 120, .run = true };
+	int rows;
 
+	/* after the live view, on the terminal it had: that terminal's width */
+	if (isatty(fileno(t->f)))
+		lat_tty_size(fileno(t->f), &rows, &o.cols);
 	fputs("=== whole run ===\n", t->f);
-	lat_provenance_text(t->p, t->f, s->elapsed_ns);
-	fputc('\n', t->f);
-	families(t->f, s, 100, SUMMARY, 50);
+	lat_screen_render(t->f, s, t->p, &o);
+	lat_heat_set_summary(t->heat, t->f, s, o.cols);
 	if (bl) {
 		const struct lat_node *d = lat_snap_find(bl, "duration_s");
 
@@ -530,6 +526,7 @@ static int summary(struct lat_sink *k, const struct lat_snap *s)
 
 static void text_sink_free(struct lat_sink *k)
 {
+	lat_heat_set_free(((struct text_sink *)k)->heat);
 	free(k);
 }
 
@@ -551,5 +548,6 @@ struct lat_sink *lat_text_sink_new(FILE *f, const struct lat_provenance *p, bool
 	t->f = f;
 	t->p = p;
 	t->log = log;
+	t->heat = lat_heat_set_new();
 	return &t->k;
 }

@@ -38,6 +38,7 @@ enum lat_unit { LAT_UNIT_NS, LAT_UNIT_BYTES, LAT_UNIT_TICKS };
 #define LAT_F_PROV	0x40	/* provenance, not a measurement */
 #define LAT_F_BREAKDOWN	0x80	/* list: its items break down totals published beside it */
 #define LAT_F_PACKED	0x100	/* hist: holds packed histograms (v.hp) */
+#define LAT_F_BRIEF	0x200	/* an item's column a narrow screen keeps (report_screen.c) */
 
 struct lat_node {
 	struct lat_node *next, *child, *last, *parent;

@@ -49,6 +49,27 @@ void lat_tty_size(int fd, int *rows, int *cols)
 	}
 }
 
+/* the bytes of line p (n long) that fill at most cols cells: a UTF-8
+ * character takes one, an escape sequence (a colour) none */
+static size_t fit(const char *p, size_t n, int cols)
+{
+	size_t i = 0;
+	int c = 0;
+
+	while (i < n) {
+		if (p[i] == '\033' && i + 1 < n && p[i + 1] == '[') {
+			for (i += 2; i < n && !(p[i] >= '@' && p[i] <= '~'); i++)
+				;
+			i += i < n;
+			continue;
+		}
+		if (((unsigned char)p[i] & 0xc0) != 0x80 && c++ == cols)
+			break;
+		i++;
+	}
+	return i;
+}
+
 /* Draws buf from the top-left corner: every line cut to the width, lines
  * past the height dropped with a note, the rest of the screen cleared. The
  * frame goes out in one write so it never tears. */
@@ -74,8 +95,9 @@ void lat_tty_frame(struct lat_tty *t, const char *buf, size_t len)
 				"... (more below: enlarge the window)\033[K\n");
 			break;
 		}
-		memcpy(out + o, p, n < (size_t)cols ? n : (size_t)cols);
-		o += n < (size_t)cols ? n : (size_t)cols;
+		n = fit(p, n, cols);
+		memcpy(out + o, p, n);
+		o += n;
 		o += (size_t)snprintf(out + o, cap - o, "\033[K\n");
 		row++;
 		p = nl ? nl + 1 : end;
