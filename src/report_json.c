@@ -163,6 +163,116 @@ static const struct lat_emit_ops json_ops = {
 	.real = real, .boolean = boolean, .null = null, .str = str,
 };
 
+/*
+ * The final record's "layout": what a sink needs beyond the values to
+ * render the run as the live run did (latbpf report), per node path (list
+ * items as "[]"): its kind where JSON does not tell (count, dur, num; a
+ * histogram of bytes), title, decimals, ranking and flags. Items of a list
+ * give one entry per path, the first one's.
+ */
+static const char *const kind_names[] = {
+	[LAT_OBJ] = "obj", [LAT_LIST] = "list", [LAT_HIST] = "hist",
+	[LAT_COUNT] = "count", [LAT_DUR] = "dur", [LAT_NUM] = "num",
+	[LAT_REAL] = "real", [LAT_BOOL] = "bool", [LAT_NULL] = "null",
+	[LAT_IDS] = "ids", [LAT_STR] = "str",
+};
+
+static const struct { unsigned flag; const char *name; } flag_names[] = {
+	{ LAT_F_TAIL, "tail" }, { LAT_F_NONZERO, "nonzero" }, { LAT_F_DROP, "drop" },
+	{ LAT_F_GAUGE, "gauge" }, { LAT_F_PROV, "prov" }, { LAT_F_BREAKDOWN, "breakdown" },
+};
+
+struct layout {
+	FILE *f;
+	char **seen;		/* paths written */
+	size_t n, cap;
+	bool first;
+};
+
+/* false when the path was written already (or cannot be remembered) */
+static bool layout_new_path(struct layout *l, const char *path)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->seen[i], path))
+			return false;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		char **v = realloc(l->seen, cap * sizeof(*v));
+
+		if (!v)
+			return false;
+		l->seen = v;
+		l->cap = cap;
+	}
+	return (l->seen[l->n] = strdup(path)) && ++l->n;
+}
+
+static void layout_entry(struct layout *l, const struct lat_node *n, const char *path)
+{
+	FILE *f = l->f;
+	bool first = true;
+
+	fputs(l->first ? "" : ",", f);
+	l->first = false;
+	lat_json_str(f, path);
+	fprintf(f, ":{\"kind\":\"%s\"", n->kind == LAT_HIST && n->unit == LAT_UNIT_BYTES ?
+		"bytes" : kind_names[n->kind]);
+	if (n->title) {
+		fputs(",\"title\":", f);
+		lat_json_str(f, n->title);
+	}
+	if (n->kind == LAT_REAL)
+		fprintf(f, ",\"decimals\":%d", n->decimals);
+	if (n->rank) {
+		fputs(",\"rank\":", f);
+		lat_json_str(f, n->rank);
+	}
+	if (n->keep)
+		fprintf(f, ",\"keep\":%d", n->keep);
+	if (n->keep_short)
+		fprintf(f, ",\"keep_short\":%d", n->keep_short);
+	for (size_t i = 0; i < sizeof(flag_names) / sizeof(flag_names[0]); i++) {
+		if (!(n->flags & flag_names[i].flag))
+			continue;
+		fprintf(f, "%s\"%s\"", first ? ",\"flags\":[" : ",", flag_names[i].name);
+		first = false;
+	}
+	fputs(first ? "}" : "]}", f);
+}
+
+static void layout_walk(struct layout *l, const struct lat_node *n, char *path,
+			size_t len)
+{
+	size_t at = strlen(path);
+
+	for (; n; n = n->next) {
+		if (n->key)
+			snprintf(path + at, len - at, "%s%s", at ? "." : "", n->key);
+		else
+			snprintf(path + at, len - at, "[]");
+		/* items themselves have nothing the list's entry does not say */
+		if (n->key && layout_new_path(l, path))
+			layout_entry(l, n, path);
+		if (n->kind == LAT_OBJ || n->kind == LAT_LIST)
+			layout_walk(l, n->child, path, len);
+		path[at] = '\0';
+	}
+}
+
+static void layout_write(FILE *f, const struct lat_snap *s)
+{
+	struct layout l = { .f = f, .first = true };
+	char path[512] = "";
+
+	fprintf(f, ",\"layout\":{\"elapsed_ns\":%llu,\"wall_minus_mono_ns\":%lld,\"nodes\":{",
+		s->elapsed_ns, s->wall_minus_mono_ns);
+	layout_walk(&l, s->root.child, path, sizeof(path));
+	fputs("}}", f);
+	for (size_t i = 0; i < l.n; i++)
+		free(l.seen[i]);
+	free(l.seen);
+}
+
 /* One object per snapshot, on one line: its nodes as members, the interval's
  * values in an interval's snapshot and the run's in a whole-run one. */
 int lat_json_write(FILE *f, const struct lat_snap *s)
@@ -172,6 +282,8 @@ int lat_json_write(FILE *f, const struct lat_snap *s)
 	fputc('{', f);
 	for (const struct lat_node *n = s->root.child; n; n = n->next)
 		lat_snap_walk(n, &j.e);
+	if (s->final)
+		layout_write(f, s);
 	fputs("}\n", f);
 	return fflush(f) ? -errno : 0;
 }

@@ -31,6 +31,7 @@ struct text_emit {
 	char label[256];	/* the current item's line, not yet printed */
 	bool barred;		/* LIVE: this panel's headline histogram has bars */
 	int (*fmt)(char *buf, size_t len, __u64 v);	/* of the histogram being drawn */
+	long long wall;		/* the snapshot's wall_minus_mono_ns */
 };
 
 static struct text_emit *T(struct lat_emit *e)
@@ -336,25 +337,20 @@ static const char *label(const char *key, char *buf, size_t n)
 	return key;
 }
 
-/* a value in the unit its key names */
-static void fmt_value(char *b, size_t n, const char *key, __u64 v)
+/* a value in the unit its key names; wall: the snapshot's wall_minus_mono_ns */
+static void fmt_value(char *b, size_t n, const char *key, __u64 v, long long wall)
 {
 	if (!strcmp(key, "ts_ns")) {
 		/* an event's CLOCK_MONOTONIC time (bpf_ktime_get_ns), on the wall
-		 * clock: UTC, as the provenance's start */
-		struct timespec mono, wall;
+		 * clock: UTC, as the provenance's start; the snapshot's offset,
+		 * so a saved run's report prints the same time */
+		long long at = (long long)v + wall;
+		time_t sec = (time_t)(at / 1000000000LL);
 		struct tm tm;
-		double at;
-		time_t sec;
 
-		clock_gettime(CLOCK_MONOTONIC, &mono);
-		clock_gettime(CLOCK_REALTIME, &wall);
-		at = (double)wall.tv_sec + wall.tv_nsec / 1e9 -
-		     ((double)mono.tv_sec + mono.tv_nsec / 1e9 - (double)v / 1e9);
-		sec = (time_t)at;
 		gmtime_r(&sec, &tm);
 		snprintf(b, n, "%02d:%02d:%02d.%03dZ", tm.tm_hour, tm.tm_min, tm.tm_sec,
-			 (int)((at - (double)sec) * 1000) % 1000);
+			 (int)(at % 1000000000LL / 1000000));
 	} else if (ends(key, "_ns")) {
 		lat_fmt_ns(b, n, v);
 	} else if (ends(key, "_bytes")) {
@@ -382,8 +378,8 @@ static void count(struct lat_emit *e, const char *key, __u64 iv, __u64 run)
 	struct text_emit *t = T(e);
 	char v[32], o[32], r[48] = "";
 
-	fmt_value(v, sizeof(v), key, style(t) == LOG ? iv : run);
-	fmt_value(o, sizeof(o), key, style(t) == LOG ? run : iv);
+	fmt_value(v, sizeof(v), key, style(t) == LOG ? iv : run, t->wall);
+	fmt_value(o, sizeof(o), key, style(t) == LOG ? run : iv, t->wall);
 	if (style(t) != SUMMARY && !in_item(t))
 		snprintf(r, sizeof(r), style(t) == LOG ? " (run %s)" : " (interval %s)", o);
 	scalar(t, key, v, r);
@@ -403,7 +399,7 @@ static void num(struct lat_emit *e, const char *key, __s64 v)
 	char b[32];
 
 	if (v >= 0 && (ends(key, "_ns") || ends(key, "_bytes")))
-		fmt_value(b, sizeof(b), key, (__u64)v);
+		fmt_value(b, sizeof(b), key, (__u64)v, T(e)->wall);
 	else
 		snprintf(b, sizeof(b), "%lld", (long long)v);
 	scalar(T(e), key, b, NULL);
@@ -471,6 +467,7 @@ static void families(FILE *f, const struct lat_snap *s, int width, enum style mo
 		.e = { .ops = &text_ops, .final = mode == SUMMARY, .live = mode == LIVE,
 		       .max_items = max_items },
 		.f = f, .width = width < 60 ? 60 : width, .mode = mode,
+		.wall = s->wall_minus_mono_ns,
 	};
 
 	for (const struct lat_node *n = s->root.child; n; n = n->next)
@@ -514,7 +511,10 @@ static int summary(struct lat_sink *k, const struct lat_snap *s)
 	const struct lat_node *bl = lat_snap_find(&s->root, "baseline");
 
 	fputs("=== whole run ===\n", t->f);
-	lat_provenance_text(t->p, t->f, s->elapsed_ns);
+	if (t->p)
+		lat_provenance_text(t->p, t->f, s->elapsed_ns);
+	else
+		lat_provenance_text_snap(s, t->f);
 	fputc('\n', t->f);
 	families(t->f, s, 100, SUMMARY, 50);
 	if (bl) {

@@ -73,6 +73,7 @@ void lat_snap_reset(struct lat_snap *s)
 	s->oom = false;
 	s->interval = 0;
 	s->final = false;
+	s->wall_minus_mono_ns = lat_wall_minus_mono_ns();
 }
 
 void lat_snap_free(struct lat_snap *s)
