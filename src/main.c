@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 #include "lat.h"
 #include "bench/bench.h"
+#include "report.h"
 #include "schedcore.h"
 #include "self.h"
 #include "target.h"
@@ -535,6 +536,14 @@ static int bench_main(int argc, char **argv, int sub)
 	return err == -EINVAL ? EXIT_USAGE : err ? EXIT_RUNTIME : EXIT_OK;
 }
 
+/* latbpf report FILE.json [--html OUT.html]: a bad file is a usage error */
+static int report_main(int argc, char **argv, int sub)
+{
+	int err = lat_report_main(argc, argv, sub);
+
+	return err == -EINVAL ? EXIT_USAGE : err ? EXIT_RUNTIME : EXIT_OK;
+}
+
 /* Each subcommand parses its own options, from argv[sub] on. */
 static const struct {
 	const char *name;
@@ -542,6 +551,7 @@ static const struct {
 } subcommands[] = {
 	{ "trace", trace_main },
 	{ "bench", bench_main },
+	{ "report", report_main },
 };
 
 int main(int argc, char **argv)
