@@ -422,6 +422,10 @@ static void real(struct lat_emit *e, const char *key, double v, int decimals)
 	size_t n = strlen(key);
 	char b[48];
 
+	/* the figure the JSON holds (decimals), rounded again from there: a
+	 * saved run's report reads that and must print the same */
+	snprintf(b, sizeof(b), "%.*f", decimals, v);
+	v = strtod(b, NULL);
 	/* a share: "lost_pct" reads as a percentage */
 	if (n > 4 && !strcmp(key + n - 4, "_pct"))
 		snprintf(b, sizeof(b), "%.2f%%", v);
