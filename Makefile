@@ -31,7 +31,8 @@ WARN := -Wall -Wextra -Werror -Wno-unused-parameter
 CFLAGS ?= -O2 -g
 LAT_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -MMD -MP -Iinclude -Isrc -I$(O) \
 	-DLATBPF_VERSION='"$(VERSION)"' -DLATBPF_COMMIT='"$(COMMIT)"' -D_GNU_SOURCE
-LDLIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lz -lm -lpthread -ldl
+LDLIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lz -lm -lpthread -ldl \
+	$(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 # libmicrohttpd is not linked: src/http.c opens it for --prometheus only
 # v3: atomics with a result (cmpxchg); used only by tp_btf programs, which
 # need 5.12 then, and the raw_tp twins stay loadable on 5.8

@@ -30,6 +30,18 @@ static inline __u64 lat_now_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
 }
 
+/* CLOCK_REALTIME minus CLOCK_MONOTONIC, in ns: a monotonic time (an event's
+ * bpf_ktime_get_ns) plus this is its wall-clock time */
+static inline long long lat_wall_minus_mono_ns(void)
+{
+	struct timespec mono, wall;
+
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_REALTIME, &wall);
+	return ((long long)wall.tv_sec - mono.tv_sec) * 1000000000LL +
+	       (wall.tv_nsec - mono.tv_nsec);
+}
+
 /* Everything the trace command line says; filled by lat_opts_parse(). */
 struct lat_opts {
 	__u32 *pids, n_pids;		/* up to LAT_MAX_IDS; lat_opts_free() */
@@ -271,18 +283,26 @@ struct lat_sink {
 struct lat_provenance;
 struct lat_tty;
 /* report_json.c: --json; one record per snapshot */
+struct lat_flag_name {
+	unsigned flag;
+	const char *name;
+};
+/* node flags as the final record's "layout" names them; NULL-terminated */
+extern const struct lat_flag_name lat_layout_flags[];
 struct lat_sink *lat_json_sink_new(FILE *f, const char *path);
 int lat_json_write(FILE *f, const struct lat_snap *s);
 void lat_json_hist(FILE *f, const struct lat_hist *h);
-/* report_text.c: interval blocks (log) and the whole-run summary */
+/* report_text.c: interval blocks (log) and the whole-run summary; p NULL:
+ * the provenance the snapshot carries (a saved run's) */
 struct lat_sink *lat_text_sink_new(FILE *f, const struct lat_provenance *p, bool log);
 /* one family in full, as the live view's panel: interval and whole-run
  * percentiles, bars */
-void lat_text_panel(FILE *f, const struct lat_node *fam, int cols);
+void lat_text_panel(FILE *f, const struct lat_snap *s, const struct lat_node *fam, int cols);
 /* a JSON key for people ("stolen_ns" -> "stolen") and a value in the unit
  * its key names (ns, bytes, an event's time on the wall clock) */
 const char *lat_text_label(const char *key, char *buf, size_t n);
-void lat_text_value(char *b, size_t n, const char *key, __u64 v);
+void lat_text_value(char *b, size_t n, const char *key, __u64 v, long long wall);
+void lat_text_real(char *b, size_t n, const char *key, double v, int decimals);
 /* report_hlog.c: --hlog FILE */
 struct lat_sink *lat_hlog_sink_new(const char *path, double start_epoch_s);
 /* report_prom.c: --prometheus [HOST:]PORT; its thread inherits the caller's CPUs */
@@ -311,6 +331,8 @@ void lat_provenance_publish(const struct lat_provenance *p, struct lat_snap *s,
 void lat_provenance_publish_host(const struct lat_provenance *p, struct lat_snap *s);
 void lat_provenance_text(const struct lat_provenance *p, FILE *f, __u64 elapsed_ns);
 void lat_provenance_host_text(const struct lat_provenance *p, FILE *f);
+/* the same lines from a snapshot's published provenance (a saved run) */
+void lat_provenance_text_snap(const struct lat_snap *s, FILE *f);
 const char *lat_provenance_tsc_flags(const struct lat_provenance *p);
 /* the first line of a (sysfs, proc) file, without its newline: false, and
  * "", when it cannot be read */

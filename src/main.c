@@ -22,6 +22,7 @@
 #include <bpf/libbpf.h>
 #include "lat.h"
 #include "bench/bench.h"
+#include "report.h"
 #include "schedcore.h"
 #include "self.h"
 #include "target.h"
@@ -188,6 +189,7 @@ static void emit_live(struct app *a)
 		return;
 	lat_tty_size(a->tty.out, &a->view.rows, &a->view.cols);
 	a->view.live = true;
+	a->view.provenance = true;
 	a->view.utf8 = a->utf8;
 	a->view.heat = NULL;
 	nf = lat_screen_families(&a->snap, fam, LAT_MAX_FAMILIES * 2);
@@ -625,6 +627,14 @@ static int bench_main(int argc, char **argv, int sub)
 	return err == -EINVAL ? EXIT_USAGE : err ? EXIT_RUNTIME : EXIT_OK;
 }
 
+/* latbpf report FILE.json [--html OUT.html]: a bad file is a usage error */
+static int report_main(int argc, char **argv, int sub)
+{
+	int err = lat_report_main(argc, argv, sub);
+
+	return err == -EINVAL ? EXIT_USAGE : err ? EXIT_RUNTIME : EXIT_OK;
+}
+
 /* Each subcommand parses its own options, from argv[sub] on. */
 static const struct {
 	const char *name;
@@ -632,6 +642,7 @@ static const struct {
 } subcommands[] = {
 	{ "trace", trace_main },
 	{ "bench", bench_main },
+	{ "report", report_main },
 };
 
 int main(int argc, char **argv)

@@ -21,6 +21,7 @@ void lat_usage(FILE *f)
 "       latbpf bench [NAME...] [--duration DUR] [--runs N] [--cpu LIST]\n"
 "                    [--json FILE|-] [--hlog FILE] [--list] (latbpf bench --help)\n"
 "       latbpf bench compare A.json B.json\n"
+"       latbpf report FILE.json [--html OUT.html]   a saved --json run again\n"
 "       latbpf --version | --help\n"
 "\n"
 "Traces where a process's latency goes, from outside it, with BPF on\n"

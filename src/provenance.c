@@ -344,3 +344,109 @@ void lat_provenance_free(struct lat_provenance *p)
 		free(p->probe_status[i]);
 	free(p);
 }
+
+/* A string member of a published object, "" when absent */
+static const char *snap_str(const struct lat_node *obj, const char *key)
+{
+	const struct lat_node *n = lat_snap_find(obj, key);
+
+	return n && n->kind == LAT_STR && n->v.str ? n->v.str : "";
+}
+
+static const struct lat_node *snap_ids(const struct lat_node *obj, const char *key)
+{
+	const struct lat_node *n = lat_snap_find(obj, key);
+
+	return n && n->kind == LAT_IDS ? n : NULL;
+}
+
+/* The target line's middle, as lat_provenance_text() words it, from the
+ * published "run" object */
+static void target_text_snap(const struct lat_node *run, FILE *f)
+{
+	const struct lat_node *tg = lat_snap_find(run, "target"), *n;
+	const struct lat_node *pids = snap_ids(tg, "pids"), *tids = snap_ids(tg, "tids");
+	const struct lat_node *hp = snap_ids(tg, "host_pids"), *ht = snap_ids(tg, "host_tids");
+	const struct lat_node *cgs = lat_snap_find(tg, "cgroups");
+	const struct lat_node *away = lat_snap_find(run, "latbpf_cpus");
+	int np = pids ? pids->v.ids.n : 0, nt = tids ? tids->v.ids.n : 0, k, i = 0;
+	const char *watch = snap_str(tg, "cpus");
+	char comm[64], l[256];
+	cpu_set_t set;
+
+	lat_term_str(comm, sizeof(comm), snap_str(tg, "comm"));
+	if (watch[0] && !np && !nt && !(cgs && cgs->child))
+		fputs("none", f);
+	else if (!np && !nt && !(cgs && cgs->child))
+		fputs("whole system", f);
+	for (k = 0; k < np + nt; k++) {
+		const struct lat_node *h = k < np ? hp : ht;
+		int j = k < np ? k : k - np;
+
+		if (k == 8) {
+			fprintf(f, " and %d more", np + nt - 8);
+			break;
+		}
+		fprintf(f, "%s%s %u", k ? ", " : "", k < np ? "pid" : "tid",
+			(k < np ? pids : tids)->v.ids.v[j]);
+		if (hp && h && j < h->v.ids.n)
+			fprintf(f, " (host %u)", h->v.ids.v[j]);
+	}
+	if (comm[0])
+		fprintf(f, " (%s)", comm);
+	n = lat_snap_find(tg, "children");
+	if (n && n->kind == LAT_BOOL && n->v.b)
+		fputs(" and children", f);
+	for (n = cgs ? cgs->child : NULL; n; n = n->next, i++) {
+		char cg[256];
+
+		lat_term_str(cg, sizeof(cg), n->kind == LAT_STR && n->v.str ? n->v.str : "");
+		fprintf(f, "%scgroup %s", i || np || nt ? ", " : "", cg);
+	}
+	if (watch[0] && !lat_parse_cpulist(watch, &set))
+		fprintf(f, ", watching CPU%s %s", CPU_COUNT(&set) > 1 ? "s" : "",
+			lat_fmt_cpulist(l, sizeof(l), &set));
+	if (away && snap_str(away, "target_pinned")[0]) {
+		n = lat_snap_find(away, "shares_target_cpu");
+		if (n && n->kind == LAT_BOOL && n->v.b)
+			fprintf(f, "  pinned to CPU %s, latbpf too (no other CPU)",
+				snap_str(away, "target_pinned"));
+		else
+			fprintf(f, "  pinned to CPU %s, latbpf on %s",
+				snap_str(away, "target_pinned"), snap_str(away, "runs_on"));
+	}
+}
+
+/* lat_provenance_text() of a published snapshot (a saved run read back by
+ * latbpf report): the same lines, from "latbpf", "host", "run", "probes" */
+void lat_provenance_text_snap(const struct lat_snap *s, FILE *f)
+{
+	const struct lat_node *lb = lat_snap_find(&s->root, "latbpf");
+	const struct lat_node *host = lat_snap_find(&s->root, "host");
+	const struct lat_node *run = lat_snap_find(&s->root, "run");
+	const struct lat_node *n = lat_snap_find(host, "cpus");
+	char model[128], el[48], v[400], st[400];
+
+	lat_term_str(model, sizeof(model), snap_str(host, "cpu_model"));
+	/* version and kernel are strings a file may have made anything */
+	lat_term_str(v, sizeof(v), snap_str(lb, "version"));
+	fprintf(f, "latbpf %s", v);
+	lat_term_str(v, sizeof(v), snap_str(lb, "commit"));
+	fprintf(f, " (%s)", v);
+	lat_term_str(v, sizeof(v), snap_str(host, "kernel"));
+	fprintf(f, "  kernel %s  %lld CPUs  %s", v,
+		n && n->kind == LAT_NUM ? n->v.num : 0, model);
+	lat_term_str(v, sizeof(v), snap_str(host, "clocksource"));
+	fprintf(f, "  clocksource %s\ntarget: ", v);
+	target_text_snap(run, f);
+	lat_fmt_ns(el, sizeof(el), s->elapsed_ns);
+	lat_term_str(v, sizeof(v), snap_str(run, "start"));
+	fprintf(f, "  started %s  elapsed %s\nprobes:", v, el);
+	n = lat_snap_find(&s->root, "probes");
+	for (n = n ? n->child : NULL; n; n = n->next) {
+		lat_term_str(v, sizeof(v), n->key ? n->key : "");
+		lat_term_str(st, sizeof(st), n->kind == LAT_STR && n->v.str ? n->v.str : "");
+		fprintf(f, " %s=%s", v, st);
+	}
+	fputc('\n', f);
+}

@@ -163,6 +163,163 @@ static const struct lat_emit_ops json_ops = {
 	.real = real, .boolean = boolean, .null = null, .str = str,
 };
 
+/*
+ * The final record's "layout": what a sink needs beyond the values to
+ * render the run as the live run did (latbpf report), per node path (list
+ * items as "[]"): its kind where JSON does not tell (count, dur, num; a
+ * histogram of bytes), title, decimals, ranking and flags. Items of a list
+ * give one entry per path, the first one's.
+ */
+static const char *const kind_names[] = {
+	[LAT_OBJ] = "obj", [LAT_LIST] = "list", [LAT_HIST] = "hist",
+	[LAT_COUNT] = "count", [LAT_DUR] = "dur", [LAT_NUM] = "num",
+	[LAT_REAL] = "real", [LAT_BOOL] = "bool", [LAT_NULL] = "null",
+	[LAT_IDS] = "ids", [LAT_STR] = "str",
+};
+
+const struct lat_flag_name lat_layout_flags[] = {
+	{ LAT_F_TAIL, "tail" }, { LAT_F_NONZERO, "nonzero" }, { LAT_F_DROP, "drop" },
+	{ LAT_F_GAUGE, "gauge" }, { LAT_F_PROV, "prov" }, { LAT_F_BREAKDOWN, "breakdown" },
+	{ LAT_F_BRIEF, "brief" }, { 0, NULL },
+};
+
+struct layout {
+	FILE *f;
+	char **seen;		/* paths written */
+	size_t n, cap;
+	bool first;
+};
+
+/* false when the path was written already (or cannot be remembered) */
+static bool layout_new_path(struct layout *l, const char *path)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->seen[i], path))
+			return false;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		char **v = realloc(l->seen, cap * sizeof(*v));
+
+		if (!v)
+			return false;
+		l->seen = v;
+		l->cap = cap;
+	}
+	return (l->seen[l->n] = strdup(path)) && ++l->n;
+}
+
+/* what an item or object stands for (label=value, its .hlog tag): an
+ * object's as it is; an item's as the member that holds its value and the
+ * part of the tag before it ("cpu" of "cpu1"), the values being the items' */
+static void label_entry(FILE *f, const struct lat_node *n)
+{
+	const struct lat_node *c;
+	size_t tl, vl;
+	char v[32];
+
+	if (!n->label || !n->lvalue)
+		return;
+	fputs(",\"label\":", f);
+	lat_json_str(f, n->label);
+	if (n->key) {
+		fputs(",\"lvalue\":", f);
+		lat_json_str(f, n->lvalue);
+		if (n->tag) {
+			fputs(",\"tag\":", f);
+			lat_json_str(f, n->tag);
+		}
+		return;
+	}
+	for (c = n->child; c; c = c->next) {
+		if (c->kind == LAT_NUM)
+			snprintf(v, sizeof(v), "%lld", c->v.num);
+		if ((c->kind == LAT_NUM && !strcmp(v, n->lvalue)) ||
+		    (c->kind == LAT_STR && c->v.str && !strcmp(c->v.str, n->lvalue)))
+			break;
+	}
+	if (!c)
+		return;
+	fputs(",\"label_member\":", f);
+	lat_json_str(f, c->key);
+	tl = n->tag ? strlen(n->tag) : 0;
+	vl = strlen(n->lvalue);
+	if (n->tag && tl >= vl && !strcmp(n->tag + tl - vl, n->lvalue)) {
+		char pre[64];
+
+		snprintf(pre, sizeof(pre), "%.*s", (int)(tl - vl), n->tag);
+		fputs(",\"tag_prefix\":", f);
+		lat_json_str(f, pre);
+	}
+}
+
+static void layout_entry(struct layout *l, const struct lat_node *n, const char *path)
+{
+	FILE *f = l->f;
+	bool first = true;
+
+	fputs(l->first ? "" : ",", f);
+	l->first = false;
+	lat_json_str(f, path);
+	fprintf(f, ":{\"kind\":\"%s\"", n->kind == LAT_HIST && n->unit == LAT_UNIT_BYTES ?
+		"bytes" : kind_names[n->kind]);
+	if (n->title) {
+		fputs(",\"title\":", f);
+		lat_json_str(f, n->title);
+	}
+	if (n->kind == LAT_REAL)
+		fprintf(f, ",\"decimals\":%d", n->decimals);
+	if (n->rank) {
+		fputs(",\"rank\":", f);
+		lat_json_str(f, n->rank);
+	}
+	if (n->keep)
+		fprintf(f, ",\"keep\":%d", n->keep);
+	if (n->keep_short)
+		fprintf(f, ",\"keep_short\":%d", n->keep_short);
+	label_entry(f, n);
+	for (size_t i = 0; lat_layout_flags[i].name; i++) {
+		if (!(n->flags & lat_layout_flags[i].flag))
+			continue;
+		fprintf(f, "%s\"%s\"", first ? ",\"flags\":[" : ",", lat_layout_flags[i].name);
+		first = false;
+	}
+	fputs(first ? "}" : "]}", f);
+}
+
+static void layout_walk(struct layout *l, const struct lat_node *n, char *path,
+			size_t len)
+{
+	size_t at = strlen(path);
+
+	for (; n; n = n->next) {
+		if (n->key)
+			snprintf(path + at, len - at, "%s%s", at ? "." : "", n->key);
+		else
+			snprintf(path + at, len - at, "[]");
+		/* items have nothing the list's entry does not say, but what
+		 * they stand for */
+		if ((n->key || n->label) && layout_new_path(l, path))
+			layout_entry(l, n, path);
+		if (n->kind == LAT_OBJ || n->kind == LAT_LIST)
+			layout_walk(l, n->child, path, len);
+		path[at] = '\0';
+	}
+}
+
+static void layout_write(FILE *f, const struct lat_snap *s)
+{
+	struct layout l = { .f = f, .first = true };
+	char path[512] = "";
+
+	fprintf(f, ",\"layout\":{\"elapsed_ns\":%llu,\"wall_minus_mono_ns\":%lld,\"nodes\":{",
+		s->elapsed_ns, s->wall_minus_mono_ns);
+	layout_walk(&l, s->root.child, path, sizeof(path));
+	fputs("}}", f);
+	for (size_t i = 0; i < l.n; i++)
+		free(l.seen[i]);
+	free(l.seen);
+}
+
 /* One object per snapshot, on one line: its nodes as members, the interval's
  * values in an interval's snapshot and the run's in a whole-run one. */
 int lat_json_write(FILE *f, const struct lat_snap *s)
@@ -172,6 +329,8 @@ int lat_json_write(FILE *f, const struct lat_snap *s)
 	fputc('{', f);
 	for (const struct lat_node *n = s->root.child; n; n = n->next)
 		lat_snap_walk(n, &j.e);
+	if (s->final)
+		layout_write(f, s);
 	fputs("}\n", f);
 	return fflush(f) ? -errno : 0;
 }

@@ -213,29 +213,26 @@ static void head_of(char *b, size_t n, const char *key)
 }
 
 /* a scalar node's value in this view, for people; false: not a scalar */
-static bool value_of(char *b, size_t n, const struct lat_node *c, bool run)
+static bool value_of(char *b, size_t n, const struct lat_node *c, bool run, long long wall)
 {
 	size_t l = 0;
 
 	b[0] = '\0';
 	switch (c->kind) {
 	case LAT_COUNT:
-		lat_text_value(b, n, c->key, run ? c->v.c.run : c->v.c.iv);
+		lat_text_value(b, n, c->key, run ? c->v.c.run : c->v.c.iv, wall);
 		return true;
 	case LAT_DUR:
 		lat_fmt_ns(b, n, run ? c->v.c.run : c->v.c.iv);
 		return true;
 	case LAT_NUM:
 		if (c->v.num >= 0 && (ends(c->key, "_ns") || ends(c->key, "_bytes")))
-			lat_text_value(b, n, c->key, (__u64)c->v.num);
+			lat_text_value(b, n, c->key, (__u64)c->v.num, wall);
 		else
 			snprintf(b, n, "%lld", c->v.num);
 		return true;
 	case LAT_REAL:
-		if (ends(c->key, "_pct"))
-			snprintf(b, n, "%.2f%%", c->v.real);
-		else
-			snprintf(b, n, "%.*f", c->decimals, c->v.real);
+		lat_text_real(b, n, c->key, c->v.real, c->decimals);
 		return true;
 	case LAT_BOOL:
 		snprintf(b, n, "%s", c->v.b ? "yes" : "no");
@@ -529,7 +526,7 @@ static void counters_of(struct scr *x, const struct lat_node *obj, const char *f
 		l += (size_t)snprintf(line + l, sizeof(line) - l, " %s", t);
 	l += (size_t)snprintf(line + l, sizeof(line) - l, ":");
 	for (const struct lat_node *c = obj->child; c; c = c->next) {
-		if (hidden(c, x->o->run) || !value_of(v, sizeof(v), c, x->o->run))
+		if (hidden(c, x->o->run) || !value_of(v, sizeof(v), c, x->o->run, x->s->wall_minus_mono_ns))
 			continue;
 		head_of(k, sizeof(k), c->key);
 		/* without a height, long lines go on under the first */
@@ -577,7 +574,7 @@ static void top_cell(char *b, size_t n, const struct scr *x, const struct lat_no
 	}
 	if (k > 0) {
 		for (const struct lat_node *c = items[0]->child; c && l + 8 < n; c = c->next)
-			if (c->kind == LAT_STR && value_of(v, sizeof(v), c, x->o->run))
+			if (c->kind == LAT_STR && value_of(v, sizeof(v), c, x->o->run, x->s->wall_minus_mono_ns))
 				l += (size_t)snprintf(b + l, n - l, "%s%s", l ? " " : "", v);
 		if (sum > 0 && l + 8 < n)
 			snprintf(b + l, n - l, " %.0f%%", 100.0 * first / sum);
@@ -605,7 +602,7 @@ static bool cell(char *b, size_t n, const struct scr *x, const struct lat_node *
 		snprintf(b, n, "0");
 		return true;
 	}
-	return value_of(b, n, c, x->o->run);
+	return value_of(b, n, c, x->o->run, x->s->wall_minus_mono_ns);
 }
 
 static void table(struct scr *x, const struct lat_node *list, const char *fam)
@@ -752,15 +749,17 @@ static void self_line(const struct scr *x, FILE *f)
 {
 	const struct lat_node *self = lat_snap_find(&x->s->root, "self");
 	const struct lat_node *c, *bpf;
-	char rss[16], maps[16], ns[16];
+	char rss[16], maps[16], ns[16], cpu[32];
 	__u64 ev = 0, run_ns = 0;
 
 	if (self) {
 		c = lat_snap_find(self, "cpu_pct");
 		lat_fmt_bytes(rss, sizeof(rss), cv(self, "rss_bytes", true));
 		lat_fmt_bytes(maps, sizeof(maps), cv(self, "kernel_map_bytes", true));
-		fprintf(f, "latbpf itself: cpu %.2f%%  rss %s  maps %s  ",
-			c && c->kind == LAT_REAL ? c->v.real : 0, rss, maps);
+		/* shares as the JSON holds them, so a saved run reads the same */
+		lat_text_real(cpu, sizeof(cpu), "cpu_pct", c && c->kind == LAT_REAL ? c->v.real : 0,
+			      c ? c->decimals : 3);
+		fprintf(f, "latbpf itself: cpu %s  rss %s  maps %s  ", cpu, rss, maps);
 		bpf = lat_snap_find(self, "bpf");
 		for (c = bpf ? bpf->child : NULL; c; c = c->next) {
 			ev += cv(c, "events", x->o->run);
@@ -768,9 +767,10 @@ static void self_line(const struct scr *x, FILE *f)
 		}
 		c = lat_snap_find(self, "bpf_cpu_pct");
 		lat_fmt_ns(ns, sizeof(ns), ev ? run_ns / ev : 0);
+		lat_text_real(cpu, sizeof(cpu), "bpf_cpu_pct",
+			      c && c->kind == LAT_REAL ? c->v.real : 0, c ? c->decimals : 3);
 		if (bpf)
-			fprintf(f, "bpf %.2f%% of a CPU (%.0f events/s x %s)",
-				c && c->kind == LAT_REAL ? c->v.real : 0,
+			fprintf(f, "bpf %s of a CPU (%.0f events/s x %s)", cpu,
 				x->secs > 0 ? (double)ev / x->secs : 0, ns);
 		else
 			fputs("bpf: no run-time statistics (--bpf-stats)", f);
@@ -805,8 +805,10 @@ static void header(const struct scr *x, const struct lat_provenance *p, FILE *f,
 	FILE *m = open_memstream(&buf, &len);
 
 	if (m) {
-		if (p)
+		if (x->o->provenance && p)
 			lat_provenance_text(p, m, x->s->elapsed_ns);
+		else if (x->o->provenance)
+			lat_provenance_text_snap(x->s, m);
 		fclose(m);
 	}
 	/* provenance's "probes:" line only when a probe did not attach or
@@ -991,7 +993,7 @@ void lat_screen_render(FILE *f, const struct lat_snap *s, const struct lat_prove
 			lat_heat_render(f, o->heat, o->cols, o->rows ? 12 : 16,
 					o->utf8 ? LAT_HEAT_UNICODE : LAT_HEAT_ASCII);
 		}
-		lat_text_panel(f, focus, o->cols);
+		lat_text_panel(f, s, focus, o->cols);
 		return;
 	}
 	buf = malloc(2 * sizeof(*buf));

@@ -34,6 +34,7 @@ struct text_emit {
 	char label[256];	/* the current item's line, not yet printed */
 	bool barred;		/* LIVE: this panel's headline histogram has bars */
 	int (*fmt)(char *buf, size_t len, __u64 v);	/* of the histogram being drawn */
+	long long wall;		/* the snapshot's wall_minus_mono_ns */
 };
 
 static struct text_emit *T(struct lat_emit *e)
@@ -339,25 +340,20 @@ const char *lat_text_label(const char *key, char *buf, size_t n)
 	return key;
 }
 
-/* a value in the unit its key names */
-void lat_text_value(char *b, size_t n, const char *key, __u64 v)
+/* a value in the unit its key names; wall: the snapshot's wall_minus_mono_ns */
+void lat_text_value(char *b, size_t n, const char *key, __u64 v, long long wall)
 {
 	if (!strcmp(key, "ts_ns")) {
 		/* an event's CLOCK_MONOTONIC time (bpf_ktime_get_ns), on the wall
-		 * clock: UTC, as the provenance's start */
-		struct timespec mono, wall;
+		 * clock: UTC, as the provenance's start; the snapshot's offset,
+		 * so a saved run's report prints the same time */
+		long long at = (long long)v + wall;
+		time_t sec = (time_t)(at / 1000000000LL);
 		struct tm tm;
-		double at;
-		time_t sec;
 
-		clock_gettime(CLOCK_MONOTONIC, &mono);
-		clock_gettime(CLOCK_REALTIME, &wall);
-		at = (double)wall.tv_sec + wall.tv_nsec / 1e9 -
-		     ((double)mono.tv_sec + mono.tv_nsec / 1e9 - (double)v / 1e9);
-		sec = (time_t)at;
 		gmtime_r(&sec, &tm);
 		snprintf(b, n, "%02d:%02d:%02d.%03dZ", tm.tm_hour, tm.tm_min, tm.tm_sec,
-			 (int)((at - (double)sec) * 1000) % 1000);
+			 (int)(at % 1000000000LL / 1000000));
 	} else if (ends(key, "_ns")) {
 		lat_fmt_ns(b, n, v);
 	} else if (ends(key, "_bytes")) {
@@ -385,8 +381,8 @@ static void count(struct lat_emit *e, const char *key, __u64 iv, __u64 run)
 	struct text_emit *t = T(e);
 	char v[32], o[32], r[48] = "";
 
-	lat_text_value(v, sizeof(v), key, style(t) == LOG ? iv : run);
-	lat_text_value(o, sizeof(o), key, style(t) == LOG ? run : iv);
+	lat_text_value(v, sizeof(v), key, style(t) == LOG ? iv : run, t->wall);
+	lat_text_value(o, sizeof(o), key, style(t) == LOG ? run : iv, t->wall);
 	if (style(t) != SUMMARY && !in_item(t))
 		snprintf(r, sizeof(r), style(t) == LOG ? " (run %s)" : " (interval %s)", o);
 	scalar(t, key, v, r);
@@ -406,7 +402,7 @@ static void num(struct lat_emit *e, const char *key, __s64 v)
 	char b[32];
 
 	if (v >= 0 && (ends(key, "_ns") || ends(key, "_bytes")))
-		lat_text_value(b, sizeof(b), key, (__u64)v);
+		lat_text_value(b, sizeof(b), key, (__u64)v, T(e)->wall);
 	else
 		snprintf(b, sizeof(b), "%lld", (long long)v);
 	scalar(T(e), key, b, NULL);
@@ -424,16 +420,24 @@ static void ids(struct lat_emit *e, const char *key, const __u32 *v, int n)
 	scalar(T(e), key, b, NULL);
 }
 
+/* the figure the JSON holds (decimals), rounded again from there: a saved
+ * run's report reads that and must print the same; a share ("lost_pct")
+ * reads as a percentage */
+void lat_text_real(char *b, size_t n, const char *key, double v, int decimals)
+{
+	snprintf(b, n, "%.*f", decimals, v);
+	v = strtod(b, NULL);
+	if (ends(key, "_pct"))
+		snprintf(b, n, "%.2f%%", v);
+	else
+		snprintf(b, n, "%.*f", decimals, v);
+}
+
 static void real(struct lat_emit *e, const char *key, double v, int decimals)
 {
-	size_t n = strlen(key);
 	char b[48];
 
-	/* a share: "lost_pct" reads as a percentage */
-	if (n > 4 && !strcmp(key + n - 4, "_pct"))
-		snprintf(b, sizeof(b), "%.2f%%", v);
-	else
-		snprintf(b, sizeof(b), "%.*f", decimals, v);
+	lat_text_real(b, sizeof(b), key, v, decimals);
 	scalar(T(e), key, b, NULL);
 }
 
@@ -466,11 +470,12 @@ static const struct lat_emit_ops text_ops = {
 	.real = real, .boolean = boolean, .null = null, .str = str,
 };
 
-void lat_text_panel(FILE *f, const struct lat_node *fam, int cols)
+void lat_text_panel(FILE *f, const struct lat_snap *s, const struct lat_node *fam, int cols)
 {
 	struct text_emit t = {
 		.e = { .ops = &text_ops, .live = true, .max_items = 10 },
 		.f = f, .width = cols < 60 ? 60 : cols, .mode = LIVE,
+		.wall = s->wall_minus_mono_ns,
 	};
 
 	lat_snap_walk(fam, &t.e);
@@ -504,7 +509,7 @@ static int summary(struct lat_sink *k, const struct lat_snap *s)
 {
 	struct text_sink *t = (struct text_sink *)k;
 	const struct lat_node *bl = lat_snap_find(&s->root, "baseline");
-	struct lat_screen o = { .cols = 120, .run = true };
+	struct lat_screen o = { .cols = 120, .run = true, .provenance = true };
 	int rows;
 
 	/* after the live view, on the terminal it had: that terminal's width */

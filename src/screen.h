@@ -16,6 +16,7 @@ struct lat_screen {
 	bool run;		/* the whole run's figures, else the interval's */
 	bool utf8;		/* Unicode shades; else ASCII */
 	bool live;		/* a terminal: the header names the keys */
+	bool provenance;	/* the header starts with it (p, or the snapshot's) */
 	bool paused, help;
 	int focus;		/* 0: every family; k: family k in full */
 	int max_items;		/* a table's rows without a height (0: 50) */

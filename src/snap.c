@@ -73,6 +73,7 @@ void lat_snap_reset(struct lat_snap *s)
 	s->oom = false;
 	s->interval = 0;
 	s->final = false;
+	s->wall_minus_mono_ns = lat_wall_minus_mono_ns();
 }
 
 void lat_snap_free(struct lat_snap *s)
@@ -379,18 +380,36 @@ static unsigned long long rank_value(const struct lat_node *item, const char *ke
 	return run_view ? n->v.c.run : n->v.c.iv;
 }
 
-struct rank_by {
-	const char *key;
-	bool run_view;
+/* items by their rank value, largest first; equal ones keep their order,
+ * so a list saved ranked and ranked again (latbpf report) reads the same */
+struct ranked {
+	const struct lat_node *n;
+	unsigned long long v;
+	int i;
 };
 
-static int cmp_rank(const void *a, const void *b, void *arg)
+static int cmp_ranked(const void *a, const void *b)
 {
-	const struct rank_by *r = arg;
-	unsigned long long x = rank_value(*(const struct lat_node *const *)a, r->key, r->run_view);
-	unsigned long long y = rank_value(*(const struct lat_node *const *)b, r->key, r->run_view);
+	const struct ranked *x = a, *y = b;
 
-	return (x < y) - (x > y);
+	if (x->v != y->v)
+		return x->v < y->v ? 1 : -1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+static int rank_items(const struct lat_node **a, int count, const char *key, bool run_view)
+{
+	struct ranked *r = calloc((size_t)count, sizeof(*r));
+
+	if (!r)
+		return -1;
+	for (int i = 0; i < count; i++)
+		r[i] = (struct ranked){ a[i], rank_value(a[i], key, run_view), i };
+	qsort(r, (size_t)count, sizeof(*r), cmp_ranked);
+	for (int i = 0; i < count; i++)
+		a[i] = r[i].n;
+	free(r);
+	return 0;
 }
 
 int lat_snap_items(const struct lat_node *list, bool run_view, int max,
@@ -407,10 +426,9 @@ int lat_snap_items(const struct lat_node *list, bool run_view, int max,
 	for (n = list->child; n; n = n->next)
 		if (visible(n, run_view))
 			a[i++] = n;
-	if (list->rank && count > 1) {
-		struct rank_by r = { list->rank, run_view };
-
-		qsort_r(a, (size_t)count, sizeof(*a), cmp_rank, &r);
+	if (list->rank && count > 1 && rank_items(a, count, list->rank, run_view)) {
+		free(a);
+		return -1;
 	}
 	keep = list->keep;
 	if (max && list->keep_short)

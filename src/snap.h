@@ -80,6 +80,10 @@ struct lat_snap {
 	bool final;
 	double iv_start_s, iv_len_s;	/* this interval, from the start */
 	unsigned long long elapsed_ns;	/* since the run started */
+	/* CLOCK_REALTIME minus CLOCK_MONOTONIC when the snapshot was taken:
+	 * where an event's ts_ns falls on the wall clock, read once so every
+	 * sink (and a saved run's report) puts it at the same time */
+	long long wall_minus_mono_ns;
 };
 
 void lat_snap_reset(struct lat_snap *s);

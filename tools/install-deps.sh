@@ -29,6 +29,9 @@ need=(
 	# make test-kernels: Debian's 6.1 kernels booted under qemu (TCG)
 	"qemu-system-x86_64:qemu-system-x86" "busybox:busybox-static"
 	"mkfs.ext4:e2fsprogs" "objcopy:binutils" "xz:xz-utils" "zstd:zstd"
+	# report.t: latbpf report's HTML rendered by a real browser, and its
+	# screenshot judged by a tool nobody here wrote
+	"chromium:chromium" "identify:imagemagick"
 )
 # header -> Debian package
 hdrs=(
@@ -36,6 +39,8 @@ hdrs=(
 	"/usr/include/zlib.h:zlib1g-dev"
 	# --prometheus: HTTP with connection limits and timeouts, its own thread
 	"/usr/include/microhttpd.h:libmicrohttpd-dev"
+	# latbpf report: reading a saved run back (DESIGN.md, Dependencies)
+	"/usr/include/jansson.h:libjansson-dev"
 	"/usr/share/java/hdrhistogram.jar:libhdrhistogram-java"
 )
 # arm64 C headers, so tests/integration/build.t compiles the user-space

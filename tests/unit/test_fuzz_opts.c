@@ -257,6 +257,14 @@ int main(void)
 	capture(1, text, sizeof(text), help, NULL, &rc1);
 	capture(1, e1, sizeof(e1), bench_help, NULL, &rc2);
 	strncat(text, e1, sizeof(text) - strlen(text) - 1);
+	/* latbpf report's --html is its own parser's (report_cmd.c), whose
+	 * usage errors tests/integration/report.t checks; not these two */
+	{
+		char *r = strstr(text, "latbpf report "), *e = r ? strchr(r, '\n') : NULL;
+
+		if (r && e)
+			memmove(r, e, strlen(e) + 1);
+	}
 	ok(rc1 == 0 && rc2 == 0 && strstr(text, "--threshold") && strstr(text, "--cpu") &&
 	   !options_seen(text, cnt, names, nnames, missing, sizeof(missing)),
 	   "every option of latbpf --help and latbpf bench --help generated >= 50 times%s",
