@@ -22,7 +22,8 @@
 
 #define NROWS (LAT_HIST_MAX_LOG2 + 1)
 #define NAME_MAX_W 40
-#define CELL_MAX_W 24
+#define CELL_MAX_W 64	/* a cell's cells in a file: an escaped comm whole */
+#define CELL_SCREEN_W 24	/* on a screen */
 #define MAX_COLS 32
 
 /* one histogram line */
@@ -610,10 +611,12 @@ static void table(struct scr *x, const struct lat_node *list, const char *fam)
 	const struct lat_node **items;
 	struct col cols[MAX_COLS];
 	int nc = 0, k, W = x->o->cols, total;
-	char b[CELL_MAX_W * 4], line[1024], t[96];
+	char b[CELL_MAX_W * 4], line[2048], t[96];
+	int cellw = x->o->rows ? CELL_SCREEN_W : CELL_MAX_W;
 	struct sect *sx, *nt;
 
-	k = lat_snap_items(list, x->o->run, x->o->rows ? 200 :
+	/* a screen: what fits, cut later; a file: the list's own keep, or 50 */
+	k = lat_snap_items(list, x->o->run, x->o->rows ? 200 : list->keep ? 0 :
 			   (x->o->max_items ? x->o->max_items : 50), &items);
 	if (k <= 0) {
 		if (k == 0)
@@ -645,7 +648,7 @@ static void table(struct scr *x, const struct lat_node *list, const char *fam)
 
 			cell(b, sizeof(b), x, items[i], cols[j].key);
 			w = cells(b);
-			w = w > CELL_MAX_W ? CELL_MAX_W : w;
+			w = w > cellw ? cellw : w;
 			cols[j].w = w > cols[j].w ? w : cols[j].w;
 		}
 	/* too wide: the columns a family did not mark go first, from the right */
@@ -693,6 +696,18 @@ static void table(struct scr *x, const struct lat_node *list, const char *fam)
 					      cols[j].num ? 0 : pad + 1, "");
 		}
 		add(sx, W, "%s", line);
+	}
+	/* without a height, every item's ranked list too ("hiccup cpu1 top
+	 * intruders"): a file has room for the whole answer */
+	for (int i = 0; !x->o->rows && i < k; i++) {
+		char sub[128], tag[64];
+
+		lat_term_str(tag, sizeof(tag), items[i]->tag ? items[i]->tag :
+			     items[i]->lvalue ? items[i]->lvalue : "");
+		snprintf(sub, sizeof(sub), "%s %s", fam, tag);
+		for (const struct lat_node *c = items[i]->child; c; c = c->next)
+			if (c->kind == LAT_LIST && c->rank && c->child)
+				table(x, c, sub);
 	}
 out:
 	free(items);

@@ -1,43 +1,162 @@
 #!/usr/bin/env bash
-# The live view on a real terminal (tmux, 110x45): redrawn in place, fitted
-# to the window, both panels, hostile names escaped; q ends it with the
-# whole-run summary and exit 0.
+# The live view on a real terminal (tmux), the bundled demo as its target:
+#  - at 120x40 (UTF-8) and at 80x24 (ASCII) every family is on one screen
+#    with its p99, the very p99 the JSON has for the interval shown; no line
+#    is written wider than the window, none is cut for height;
+#  - keys: 1 sched in full with its heat map, h the next histogram's, 2
+#    hiccup, r/i whole run and interval, p pause (the screen holds), ?
+#    help, 0 back; a resize redraws at once, without waiting for a tick;
+#  - latbpf's own cost in the header, with the kernel's BPF statistics on
+#    while it runs and as they were after it;
+#  - q ends it with exit 0 and the whole-run summary on the normal screen.
 . "$(dirname "$0")/lib.sh"
 need_root
-command -v tmux >/dev/null || { cannot_run "tmux missing (tools/install-deps.sh)"; }
+for tool in tmux jq perl bpftool; do
+	command -v $tool >/dev/null || cannot_run "$tool missing (tools/install-deps.sh)"
+done
+[ -x "$O/tools/demo" ] || cannot_run "$O/tools/demo missing (make)"
 S=latbpf-tty-$$
-EVIL=$'\e]0;pwned\a\e[2J'
-tmux kill-session -t $S 2>/dev/null
-tmux new-session -d -s $S -x 110 -y 45 \
-	"$LATBPF --probes sched,hiccup --per-thread -- $LATWORK --comm '$EVIL' sleep --sleep 1ms --count 20000; echo rc=\$? >'$T/rc'; sleep 30"
-_pids+=($(tmux display -p -t $S '#{pane_pid}'))
-# the bytes latbpf writes, before the terminal cuts or wraps them
-tmux pipe-pane -t $S -o "cat >>'$T/raw'"
-sleep 3.5
-tmux capture-pane -p -t $S >"$T/frame1"
-sleep 1.2
-tmux capture-pane -p -t $S >"$T/frame2"
-check "frame: provenance on the first line" grep -q '^latbpf .* kernel ' "$T/frame1"
-check "frame: interval counter advances" \
-	test "$(grep -o '^interval [0-9]*' "$T/frame1")" != "$(grep -o '^interval [0-9]*' "$T/frame2")"
-check "frame: sched panel with interval and whole-run rows" \
-	bash -c "grep -q 'run-queue latency' '$T/frame1' && grep -q '^    interval ' '$T/frame1' && grep -q '^    whole run ' '$T/frame1'"
-check "frame: bars drawn" grep -qE '^    \[.*\) +[0-9]+ #' "$T/frame1"
-check "frame: redrawn in place (one provenance line, not scrolled)" test "$(grep -c '^latbpf ' "$T/frame2")" = 1
-# capture-pane never shows more than the pane's width: judge what was written
-wide=$(LC_ALL=C sed 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\r//g' "$T/raw" | LC_ALL=C awk 'length > 110' | wc -l)
-lines=$(wc -l <"$T/raw")
-check "frame: no line written wider than the window ($wide of $lines)" test "$wide" -eq 0 -a "$lines" -gt 40
-check "frame: fits the height (the cut is announced)" grep -q 'more below: enlarge the window' "$T/frame1"
-tmux resize-window -t $S -x 110 -y 120 2>/dev/null
-sleep 1.2
-tmux capture-pane -p -t $S >"$T/frame3"
-check "frame: taller window shows the hiccup panel" grep -q '^hiccup: ' "$T/frame3"
-check "frame: the hostile comm appears escaped" grep -qF '\x1b]0;pwned\x07\x1b[2J' "$T/frame3"
-tmux send-keys -t $S q
+tmux -L "$S" kill-server 2>/dev/null
+stats_before=$(cat /proc/sys/kernel/bpf_stats_enabled)
+
+# lat_fmt_ns, for the JSON's figures as the screen prints them
+fmt_ns() {
+	awk -v ns="$1" 'BEGIN { split("1e9 s 1e6 ms 1e3 us", u, " ");
+		for (i = 1; i <= 5; i += 2) if (ns >= u[i] + 0) { v = ns / u[i];
+			printf(v >= 100 ? "%.0f%s" : v >= 10 ? "%.1f%s" : "%.2f%s", v, u[i + 1]); exit }
+		printf("%dns", ns) }'
+}
+# the widest line of the live view's frames (on the alternate screen), in
+# characters, latbpf's own escapes taken out
+widest() {
+	perl -CSD -0777 -ne 's/^.*?\e\[\?1049h//s; s/\e\[\?1049l.*$//s;
+		s/\e\[[0-9;?]*[A-Za-z]//g; s/\r//g;
+		for (split /\n/) { $w = length if length > $w } print $w + 0' "$1"
+}
+# "NAME count /s p50 p99" or "NAME count p50 p99": the p99 of a line
+p99_of() { # p99_of FRAME NAME COLUMNS_BEFORE_P99
+	perl -ne "if (/^\Q$2\E\s+(.*)/) { @f = split ' ', \$1; print \$f[$3]; exit }" "$1" | tr -d '*'
+}
+# the p99 a histogram had in interval N (- when it had no samples)
+json_p99() { # json_p99 JSON N JQPATH
+	local v
+	v=$(jq -r "select(.interval == $2) | $3 | if .count == 0 then \"-\" else .p99 end" "$1" | head -1)
+	if [ "$v" = - ] || [ -z "$v" ]; then echo "$v"; else fmt_ns "$v"; fi
+}
+FAMS=(sched hiccup fault block tcp)
+# the first line of each family, and where its JSON is
+declare -A LINE=([sched]="sched run-queue latency" [fault]="fault stalls"
+	[tcp]="tcp smoothed RTT" [hiccup]="hiccup cpu1 hiccups")
+declare -A JPATH=([sched]=.sched.runq [fault]=.fault.stalls [tcp]=.tcp.rtt
+	[hiccup]='.hiccup.cpus[] | select(.cpu == 1) | .hist')
+
+one_screen() { # one_screen FRAME JSON WIDTH P99_COLUMN LABEL
+	local iv f got want
+	iv=$(grep -o '^interval [0-9]*' "$1" | head -1 | cut -d' ' -f2)
+	for f in "${FAMS[@]}"; do
+		check "$5: $f on the screen" grep -q "^$f " "$1"
+	done
+	for f in sched hiccup fault tcp; do
+		got=$(p99_of "$1" "${LINE[$f]}" "$4")
+		want=$(json_p99 "$2" "$iv" "${JPATH[$f]}")
+		check "$5: $f's p99 in interval $iv is the JSON's ($got, JSON $want)" \
+			test -n "$got" -a "$got" = "$want"
+	done
+	local dev op
+	read -r dev op < <(perl -ne 'if (/^block (\S+) (read|write) device latency /) { print "$1 $2\n"; exit }' "$1")
+	check "$5: the block line is a device's ($dev $op)" test -n "$dev" -a -n "$op"
+	got=$(p99_of "$1" "block $dev $op device latency" "$4")
+	want=$(json_p99 "$2" "$iv" ".block.devices[] | select(.name == \"$dev\") | .$op.latency")
+	check "$5: block's p99 in interval $iv is the JSON's ($got, JSON $want)" \
+		test -n "$got" -a "$got" = "$want"
+	check "$5: the latest hiccups on the screen" grep -qE '^ +[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z +1 ' "$1"
+	check "$5: nothing cut for height" bash -c "! grep -q 'more below' '$1'"
+	check "$5: at most the window's height ($(wc -l <"$1") lines)" test "$(wc -l <"$1")" -le "${6:-40}"
+}
+
+# --- 120x40, UTF-8 ---
+tmux -L "$S" new-session -d -s "$S" -x 120 -y 40 \
+	"LC_ALL=C.UTF-8 $LATBPF --json '$T/a.json' -- $O/tools/demo --seconds 14; echo rc=\$? >'$T/rc'; sleep 30"
+_pids+=($(tmux -L "$S" display -p -t "$S" '#{pane_pid}'))
+tmux -L "$S" pipe-pane -t "$S" -o "cat >>'$T/raw'"
+sleep 4.5
+tmux -L "$S" capture-pane -p -J -t "$S" >"$T/big"
+one_screen "$T/big" "$T/a.json" 120 3 "120x40" 40
+check "120x40: the histograms' strips are drawn (Unicode shades)" grep -qE '^sched run-queue latency .*[▁▂▃▄▅▆▇█]' "$T/big"
+check "120x40: the per-CPU table's columns (cpu, pinned tids, lost, top intruders)" \
+	grep -qE '^ +cpu .*pinned tids .*lost .*top intruders' "$T/big"
+check "120x40: latbpf's own cost in the header (BPF statistics on)" \
+	grep -qE '^latbpf itself: cpu [0-9.]+%  rss [0-9.]+[KMG]iB  maps [0-9.]+[KMG]iB  bpf [0-9.]+% of a CPU \([0-9]+ events/s x [0-9.]+[nu]s\)' "$T/big"
+# bpftool shows run_time_ns only while the statistics are on
+on=$(timeout 20 bpftool prog show -j | jq '[.[] | select((.run_time_ns // 0) > 0)] | length')
+check "120x40: the kernel's BPF statistics are on while latbpf runs ($on programs with a run time)" \
+	test "${on:-0}" -gt 0
+check "120x40: drops said" grep -q '  drops: none  keys:' "$T/big"
+w=$(widest "$T/raw")
+check "120x40: no line written wider than the window (widest $w)" test "$w" -le 120 -a "$w" -gt 100
+
+key() { # key K WAIT: send a key, capture what the screen says then
+	tmux -L "$S" send-keys -t "$S" "$1"
+	sleep "${2:-0.4}"
+	tmux -L "$S" capture-pane -p -J -t "$S" >"$T/k"
+}
+key 1
+check "key 1: sched in full, with its heat map" \
+	bash -c "grep -q '^heat map: sched run-queue latency' '$T/k' && grep -q '^sched: where the target waited' '$T/k' && grep -qE '^ +[0-9.]+[mu]?s\\|' '$T/k'"
+key h
+check "key h: the heat map of sched's next histogram" grep -q '^heat map: sched off-CPU, interruptible sleep' "$T/k"
+key 2
+check "key 2: hiccup in full" grep -q '^hiccup: who had the target' "$T/k"
+key 0
+check "key 0: every family again" bash -c "grep -q '^histogram ' '$T/k' && grep -q '^tcp ' '$T/k'"
+key r
+check "key r: the whole run's figures" grep -qE '^interval [0-9]+, whole run ' "$T/k"
+key i
+check "key i: the interval's again" grep -qE '^interval [0-9]+, this interval ' "$T/k"
+key '?'
+check "key ?: help" grep -q '^keys *$' "$T/k"
+key x
+check "any key: help closed" grep -q '^histogram ' "$T/k"
+key p
+held=$(grep -o '^PAUSED at interval [0-9]*' "$T/k")
+sleep 2.2
+tmux -L "$S" capture-pane -p -J -t "$S" >"$T/k2"
+check "key p: paused, the screen holds ($held, 2.2 s later $(grep -o '^PAUSED at interval [0-9]*' "$T/k2"))" \
+	bash -c "[ -n '$held' ] && grep -qx '$held.*' <(grep '^PAUSED' '$T/k2')"
+key p 1.3
+check "key p again: it goes on" grep -qE '^interval [0-9]+, this interval ' "$T/k"
+tmux -L "$S" send-keys -t "$S" q
 for ((i = 0; i < 100; i++)); do [ -s "$T/rc" ] && break; sleep 0.05; done
 check "q: latbpf exits 0" grep -qx 'rc=0' "$T/rc"
-tmux capture-pane -p -S -400 -t $S >"$T/after"
+tmux -L "$S" capture-pane -p -S -400 -t "$S" >"$T/after"
 check "q: the whole-run summary is printed on the normal screen" grep -q '^=== whole run ===' "$T/after"
-tmux kill-session -t $S
+check "the BPF statistics are as they were before latbpf ($stats_before)" \
+	grep -qx "$stats_before" /proc/sys/kernel/bpf_stats_enabled
+tmux -L "$S" kill-server 2>/dev/null
+
+# --- 80x24, ASCII, then a resize between two ticks ---
+rm -f "$T/rc" "$T/raw"
+tmux -L "$S" new-session -d -s "$S" -x 80 -y 24 \
+	"LC_ALL=C $LATBPF --interval 4s --json '$T/b.json' -- $O/tools/demo --seconds 14; echo rc=\$? >'$T/rc'; sleep 30"
+_pids+=($(tmux -L "$S" display -p -t "$S" '#{pane_pid}'))
+tmux -L "$S" pipe-pane -t "$S" -o "cat >>'$T/raw'"
+sleep 4.6
+tmux -L "$S" capture-pane -p -J -t "$S" >"$T/small"
+cp "$T/raw" "$T/raw80"
+one_screen "$T/small" "$T/b.json" 80 2 "80x24" 24
+check "80x24: columns dropped, not wrapped (no rate, no strip)" \
+	bash -c "grep -qE '^histogram .* count +p50 +p99 +p99.9 +max\$' '$T/small'"
+check "80x24: ASCII only in the C locale" bash -c "! LC_ALL=C grep -q '[^ -~]' '$T/small'"
+w=$(widest "$T/raw80")
+check "80x24: no line written wider than the window (widest $w)" test "$w" -le 80 -a "$w" -gt 60
+iv=$(grep -o '^interval [0-9]*' "$T/small")
+tmux -L "$S" resize-window -t "$S" -x 120 -y 40
+sleep 0.6
+tmux -L "$S" capture-pane -p -J -t "$S" >"$T/resized"
+check "resize: redrawn at once for 120x40, still $iv (the next tick is seconds away)" \
+	bash -c "grep -qx '$iv, .*' <(grep '^interval' '$T/resized') && grep -qE '^histogram .* count +/s ' '$T/resized'"
+tmux -L "$S" send-keys -t "$S" q
+for ((i = 0; i < 100; i++)); do [ -s "$T/rc" ] && break; sleep 0.05; done
+check "q: latbpf exits 0" grep -qx 'rc=0' "$T/rc"
+tmux -L "$S" kill-server 2>/dev/null
 done_testing
