@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Text renderer, in three styles:
+ * Text renderer: the live view's panel of one family in full (keys 1-9),
+ * and the text sink (plain interval blocks, the summary), whose tables are
+ * report_screen.c's. Once it had three styles; the panel is the one left:
  *  LIVE     the terminal panel: percentiles for the last interval and the
  *           whole run, and bars for both side by side;
- *  LOG      one line per histogram per interval, for logs and pipes;
- *  SUMMARY  the whole run with bars, printed at the end.
  * Items of lists (threads, CPUs, intruders, events) are one line each: their
  * scalars on the item's line, their histograms as percentile lines below.
  * Bars group the log-linear slots by power of two to stay short; the
@@ -18,7 +18,6 @@
 #include "screen.h"
 #include "tty.h"
 
-enum style { LIVE, LOG, SUMMARY };
 
 #define MAX_DEPTH 8
 
@@ -26,7 +25,6 @@ struct text_emit {
 	struct lat_emit e;
 	FILE *f;
 	int width;
-	enum style mode;
 	int depth;		/* objects open */
 	int lists;		/* lists open */
 	bool item[MAX_DEPTH];	/* object at this depth is a list item */
@@ -40,11 +38,6 @@ struct text_emit {
 static struct text_emit *T(struct lat_emit *e)
 {
 	return (struct text_emit *)e;
-}
-
-static enum style style(struct text_emit *t)
-{
-	return t->e.final ? SUMMARY : t->mode;
 }
 
 static bool in_item(struct text_emit *t)
@@ -107,7 +100,7 @@ static void obj_end(struct lat_emit *e)
 	flush_label(t);
 	if (t->depth > 0)
 		t->depth--;
-	if (t->depth == 0 && style(t) != LOG)
+	if (t->depth == 0)
 		fputc('\n', t->f);
 }
 
@@ -250,12 +243,12 @@ static void draw(struct lat_emit *e, const char *key, const char *title,
 		 const struct lat_hist *iv, const struct lat_hist *run)
 {
 	struct text_emit *t = T(e);
-	const struct lat_hist *h = style(t) == LOG ? iv : run;
+	const struct lat_hist *h = run;
 	int p;
 
 	flush_label(t);
-	if (in_item(t) || style(t) == LOG) {
-		if (h->count || style(t) == LOG)
+	if (in_item(t)) {
+		if (h->count)
 			hist_line(t, key, h);
 		return;
 	}
@@ -266,25 +259,12 @@ static void draw(struct lat_emit *e, const char *key, const char *title,
 	for (p = 0; p < LAT_NR_PCTS; p++)
 		fprintf(t->f, " %8s", lat_pct_names[p]);
 	fprintf(t->f, " %8s\n", "max");
-	if (style(t) == LIVE) {
-		pct_row(t->f, "interval", iv, t->fmt);
-		pct_row(t->f, "whole run", run, t->fmt);
-		/* a screen has room for the bars of one histogram per panel */
-		if (!t->barred && run->count) {
-			bars(t, iv, run);
-			t->barred = true;
-		}
-	} else {
-		char mn[16], mean[16];
-
-		pct_row(t->f, "whole run", run, t->fmt);
-		if (run->count) {
-			t->fmt(mn, sizeof(mn), run->min);
-			t->fmt(mean, sizeof(mean), run->sum / run->count);
-			fprintf(t->f, "    min %s, mean %s (for reference; percentiles are the measure)\n",
-				mn, mean);
-		}
-		bars(t, NULL, run);
+	pct_row(t->f, "interval", iv, t->fmt);
+	pct_row(t->f, "whole run", run, t->fmt);
+	/* a screen has room for the bars of one histogram per panel */
+	if (!t->barred && run->count) {
+		bars(t, iv, run);
+		t->barred = true;
 	}
 }
 
@@ -381,10 +361,10 @@ static void count(struct lat_emit *e, const char *key, __u64 iv, __u64 run)
 	struct text_emit *t = T(e);
 	char v[32], o[32], r[48] = "";
 
-	lat_text_value(v, sizeof(v), key, style(t) == LOG ? iv : run, t->wall);
-	lat_text_value(o, sizeof(o), key, style(t) == LOG ? run : iv, t->wall);
-	if (style(t) != SUMMARY && !in_item(t))
-		snprintf(r, sizeof(r), style(t) == LOG ? " (run %s)" : " (interval %s)", o);
+	lat_text_value(v, sizeof(v), key, run, t->wall);
+	lat_text_value(o, sizeof(o), key, iv, t->wall);
+	if (!in_item(t))
+		snprintf(r, sizeof(r), " (interval %s)", o);
 	scalar(t, key, v, r);
 }
 
@@ -393,7 +373,7 @@ static void dur(struct lat_emit *e, const char *key, __u64 iv, __u64 run)
 	struct text_emit *t = T(e);
 	char v[32];
 
-	lat_fmt_ns(v, sizeof(v), style(t) == LOG ? iv : run);
+	lat_fmt_ns(v, sizeof(v), run);
 	scalar(t, key, v, NULL);
 }
 
@@ -474,7 +454,7 @@ void lat_text_panel(FILE *f, const struct lat_snap *s, const struct lat_node *fa
 {
 	struct text_emit t = {
 		.e = { .ops = &text_ops, .live = true, .max_items = 10 },
-		.f = f, .width = cols < 60 ? 60 : cols, .mode = LIVE,
+		.f = f, .width = cols < 60 ? 60 : cols,
 		.wall = s->wall_minus_mono_ns,
 	};
 
