@@ -214,8 +214,10 @@ static void head_of(char *b, size_t n, const char *key)
 }
 
 /* a scalar node's value in this view, for people; false: not a scalar */
-static bool value_of(char *b, size_t n, const struct lat_node *c, bool run, long long wall)
+static bool value_of(const struct scr *x, char *b, size_t n, const struct lat_node *c)
 {
+	long long wall = x->s->wall_minus_mono_ns;
+	bool run = x->o->run;
 	size_t l = 0;
 
 	b[0] = '\0';
@@ -527,7 +529,7 @@ static void counters_of(struct scr *x, const struct lat_node *obj, const char *f
 		l += (size_t)snprintf(line + l, sizeof(line) - l, " %s", t);
 	l += (size_t)snprintf(line + l, sizeof(line) - l, ":");
 	for (const struct lat_node *c = obj->child; c; c = c->next) {
-		if (hidden(c, x->o->run) || !value_of(v, sizeof(v), c, x->o->run, x->s->wall_minus_mono_ns))
+		if (hidden(c, x->o->run) || !value_of(x, v, sizeof(v), c))
 			continue;
 		head_of(k, sizeof(k), c->key);
 		/* without a height, long lines go on under the first */
@@ -575,7 +577,7 @@ static void top_cell(char *b, size_t n, const struct scr *x, const struct lat_no
 	}
 	if (k > 0) {
 		for (const struct lat_node *c = items[0]->child; c && l + 8 < n; c = c->next)
-			if (c->kind == LAT_STR && value_of(v, sizeof(v), c, x->o->run, x->s->wall_minus_mono_ns))
+			if (c->kind == LAT_STR && value_of(x, v, sizeof(v), c))
 				l += (size_t)snprintf(b + l, n - l, "%s%s", l ? " " : "", v);
 		if (sum > 0 && l + 8 < n)
 			snprintf(b + l, n - l, " %.0f%%", 100.0 * first / sum);
@@ -603,7 +605,7 @@ static bool cell(char *b, size_t n, const struct scr *x, const struct lat_node *
 		snprintf(b, n, "0");
 		return true;
 	}
-	return value_of(b, n, c, x->o->run, x->s->wall_minus_mono_ns);
+	return value_of(x, b, n, c);
 }
 
 static void table(struct scr *x, const struct lat_node *list, const char *fam)

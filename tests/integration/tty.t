@@ -74,13 +74,20 @@ one_screen() { # one_screen FRAME JSON WIDTH P99_COLUMN LABEL
 	check "$5: at most the window's height ($(wc -l <"$1") lines)" test "$(wc -l <"$1")" -le "${6:-40}"
 }
 
+view() { # view COLSxROWS LOCALE WAIT FRAME LATBPF_ARGS...: the demo under latbpf in tmux
+	local size=$1 loc=$2 wait=$3 frame=$4
+	shift 4
+	rm -f "$T/rc" "$T/raw"
+	tmux -L "$S" new-session -d -s "$S" -x "${size%x*}" -y "${size#*x}" \
+		"LC_ALL=$loc $LATBPF $* -- $O/tools/demo --seconds 14; echo rc=\$? >'$T/rc'; sleep 30"
+	_pids+=($(tmux -L "$S" display -p -t "$S" '#{pane_pid}'))
+	tmux -L "$S" pipe-pane -t "$S" -o "cat >>'$T/raw'"
+	sleep "$wait"
+	tmux -L "$S" capture-pane -p -J -t "$S" >"$frame"
+}
+
 # --- 120x40, UTF-8 ---
-tmux -L "$S" new-session -d -s "$S" -x 120 -y 40 \
-	"LC_ALL=C.UTF-8 $LATBPF --json '$T/a.json' -- $O/tools/demo --seconds 14; echo rc=\$? >'$T/rc'; sleep 30"
-_pids+=($(tmux -L "$S" display -p -t "$S" '#{pane_pid}'))
-tmux -L "$S" pipe-pane -t "$S" -o "cat >>'$T/raw'"
-sleep 4.5
-tmux -L "$S" capture-pane -p -J -t "$S" >"$T/big"
+view 120x40 C.UTF-8 4.5 "$T/big" --json "$T/a.json"
 one_screen "$T/big" "$T/a.json" 120 3 "120x40" 40
 check "120x40: the histograms' strips are drawn (Unicode shades)" grep -qE '^sched run-queue latency .*[▁▂▃▄▅▆▇█]' "$T/big"
 check "120x40: the per-CPU table's columns (cpu, pinned tids, lost, top intruders)" \
@@ -135,13 +142,7 @@ check "the BPF statistics are as they were before latbpf ($stats_before)" \
 tmux -L "$S" kill-server 2>/dev/null
 
 # --- 80x24, ASCII, then a resize between two ticks ---
-rm -f "$T/rc" "$T/raw"
-tmux -L "$S" new-session -d -s "$S" -x 80 -y 24 \
-	"LC_ALL=C $LATBPF --interval 4s --json '$T/b.json' -- $O/tools/demo --seconds 14; echo rc=\$? >'$T/rc'; sleep 30"
-_pids+=($(tmux -L "$S" display -p -t "$S" '#{pane_pid}'))
-tmux -L "$S" pipe-pane -t "$S" -o "cat >>'$T/raw'"
-sleep 4.6
-tmux -L "$S" capture-pane -p -J -t "$S" >"$T/small"
+view 80x24 C 4.6 "$T/small" --interval 4s --json "$T/b.json"
 cp "$T/raw" "$T/raw80"
 one_screen "$T/small" "$T/b.json" 80 2 "80x24" 24
 check "80x24: columns dropped, not wrapped (no rate, no strip)" \
