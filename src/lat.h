@@ -295,6 +295,9 @@ void lat_json_hist(FILE *f, const struct lat_hist *h);
 /* report_text.c: interval blocks (log) and the whole-run summary; p NULL:
  * the provenance the snapshot carries (a saved run's) */
 struct lat_sink *lat_text_sink_new(FILE *f, const struct lat_provenance *p, bool log);
+/* its heat maps over time, fed every interval (the live view shows them) */
+struct lat_heat_set;
+struct lat_heat_set *lat_text_sink_heat(struct lat_sink *k);
 /* one family in full, as the live view's panel: interval and whole-run
  * percentiles, bars */
 void lat_text_panel(FILE *f, const struct lat_snap *s, const struct lat_node *fam, int cols);

@@ -51,8 +51,11 @@ struct app {
 	FILE *json_f;		/* the JSON sink's; stdout tells the others */
 	struct lat_tty tty;
 	struct lat_screen view;		/* what the live view shows now */
-	struct lat_heat_set *heat;	/* its heat maps */
+	struct lat_heat_set *heat;	/* its heat maps: the text sink's */
 	int heat_pick;			/* the focused family's histogram */
+	char heat_name[96];
+	char *held;			/* paused: the frame on the screen */
+	size_t held_len;
 	bool utf8;
 	struct lat_baseline *baseline;	/* --baseline: measured before attaching */
 	struct lat_self self;
@@ -177,14 +180,21 @@ static int render(struct app *a, bool final)
 	return first;
 }
 
+/* The live view's frame from the current snapshot; paused, the frame it
+ * held (a key or a new window size shows it again) */
 static void emit_live(struct app *a)
 {
 	const struct lat_node *fam[LAT_MAX_FAMILIES * 2], *h[16];
-	char *buf = NULL, name[96];
+	char *buf = NULL;
 	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	FILE *f;
 	int nf, nh;
 
+	if (a->view.paused && a->held) {
+		lat_tty_frame(&a->tty, a->held, a->held_len);
+		return;
+	}
+	f = open_memstream(&buf, &len);
 	if (!f)
 		return;
 	lat_tty_size(a->tty.out, &a->view.rows, &a->view.cols);
@@ -198,15 +208,23 @@ static void emit_live(struct app *a)
 	if (a->view.focus) {
 		nh = lat_screen_hists(fam[a->view.focus - 1], h, 16);
 		if (nh) {
-			lat_screen_hist_name(name, sizeof(name), h[a->heat_pick % nh]);
-			a->view.heat = lat_heat_set_find(a->heat, name);
-			a->view.heat_name = name;
+			lat_screen_hist_name(a->heat_name, sizeof(a->heat_name),
+					     h[a->heat_pick % nh]);
+			a->view.heat = lat_heat_set_find(a->heat, a->heat_name);
+			a->view.heat_name = a->heat_name;
 		}
 	}
 	lat_screen_render(f, &a->snap, a->prov, &a->view);
 	fclose(f);
 	lat_tty_frame(&a->tty, buf, len);
-	free(buf);
+	free(a->held);
+	a->held = NULL;
+	if (a->view.paused) {
+		a->held = buf;
+		a->held_len = len;
+	} else {
+		free(buf);
+	}
 }
 
 /* a key of the live view: false to end the run */
@@ -216,6 +234,9 @@ static bool live_key(struct app *a, int k)
 	int nf = lat_screen_families(&a->snap, fam, LAT_MAX_FAMILIES * 2);
 	bool was_help = a->view.help;
 
+	/* paused, the screen holds: p resumes, q quits, the rest wait */
+	if (a->view.paused && k != 'p' && k != 'q' && k != 'Q')
+		return true;
 	a->view.help = false;
 	if (was_help && k != '?')
 		return true;
@@ -349,7 +370,6 @@ static int loop(struct app *a, int sfd)
 			if ((err = poll_all(a)))
 				break;
 			render(a, false);
-			lat_heat_set_push(a->heat, &a->snap);
 			if (a->tty.active && !a->view.paused)
 				emit_live(a);
 		}
@@ -384,8 +404,9 @@ static void cleanup(struct app *a)
 		a->sinks[i]->ops->free(a->sinks[i]);
 	a->nsinks = 0;
 	lat_snap_free(&a->snap);
-	lat_heat_set_free(a->heat);
 	a->heat = NULL;
+	free(a->held);
+	a->held = NULL;
 	lat_provenance_free(a->prov);
 	lat_baseline_free(a->baseline);
 	lat_self_free(&a->self);
@@ -557,7 +578,6 @@ static int trace_main(int argc, char **argv, int sub)
 		setlocale(LC_CTYPE, "");
 		cs = nl_langinfo(CODESET);
 		a.utf8 = cs && !strcmp(cs, "UTF-8");
-		a.heat = lat_heat_set_new();
 	}
 	/* the summary first at the end; interval blocks unless the live view
 	 * or the JSON has stdout */
@@ -572,6 +592,9 @@ static int trace_main(int argc, char **argv, int sub)
 
 		memmove(a.sinks + 1, a.sinks, (size_t)(a.nsinks - 1) * sizeof(a.sinks[0]));
 		a.sinks[0] = text;
+		/* one set of heat maps, fed every interval: the summary's and
+		 * the live view's */
+		a.heat = lat_text_sink_heat(text);
 	}
 	/* Tests and scripts wait for this line before starting their load. */
 	fputs("latbpf: attached; ", stderr);

@@ -346,11 +346,18 @@ void lat_provenance_free(struct lat_provenance *p)
 }
 
 /* A string member of a published object, "" when absent */
+/* a string of a saved run, escaped: the file is untrusted; eight live at once */
 static const char *snap_str(const struct lat_node *obj, const char *key)
 {
+	static char buf[8][512];
+	static int k;
 	const struct lat_node *n = lat_snap_find(obj, key);
 
-	return n && n->kind == LAT_STR && n->v.str ? n->v.str : "";
+	if (!n || n->kind != LAT_STR || !n->v.str)
+		return "";
+	k = (k + 1) % 8;
+	lat_term_str(buf[k], sizeof(buf[k]), n->v.str);
+	return buf[k];
 }
 
 static const struct lat_node *snap_ids(const struct lat_node *obj, const char *key)

@@ -33,9 +33,33 @@ static const char *lay_str(json_t *lay, const char *k)
 	return json_string_value(json_object_get(lay, k));
 }
 
-static int lay_int(json_t *lay, const char *k)
+/* a layout's numbers are bounded: keep, keep_short, decimals */
+static int lay_int(json_t *lay, const char *k, int max)
 {
-	return (int)json_integer_value(json_object_get(lay, k));
+	json_int_t v = json_integer_value(json_object_get(lay, k));
+
+	return v < 0 ? 0 : v > max ? max : (int)v;
+}
+
+/* Keys and the layout's strings reach the terminal as they are (a comm
+ * is a value, and values are escaped): only printable ASCII is taken */
+static bool printable(const char *s)
+{
+	for (; s && *s; s++)
+		if (*s < 0x20 || *s > 0x7e)
+			return false;
+	return true;
+}
+
+static const char *lay_bad(json_t *lay)
+{
+	static const char *const strs[] = { "kind", "title", "rank", "label", "lvalue", "tag",
+					    "label_member", "tag_prefix" };
+
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+		if (!printable(lay_str(lay, strs[i])))
+			return "a layout string that is not printable ASCII";
+	return NULL;
 }
 
 /* Layout flags by name, as report_json.c writes them */
@@ -72,6 +96,17 @@ static void item_label(struct rebuild *r, json_t *lay, json_t *item)
 		return;
 	snprintf(tag, sizeof(tag), "%s%s", pre ? pre : "", val);
 	lat_pub_label(r->s, label, val, pre ? tag : NULL);
+}
+
+static const char *layout_bad(json_t *nodes)
+{
+	const char *k, *why;
+	json_t *v;
+
+	json_object_foreach(nodes, k, v)
+		if (!printable(k) || (why = lay_bad(v)))
+			return printable(k) ? why : "a layout path that is not printable ASCII";
+	return NULL;
 }
 
 /* The kind the layout names; without one, what the JSON value is */
@@ -155,6 +190,10 @@ static void rebuild_members(struct rebuild *r, json_t *obj, char *path, size_t l
 	json_object_foreach(obj, k, v) {
 		if (at == 0 && !strcmp(k, "layout"))
 			continue;	/* about the record, not in it */
+		if (!printable(k) || strlen(k) > 64) {
+			r->why = r->why ? r->why : "a key that is not up to 64 printable ASCII bytes";
+			continue;
+		}
 		snprintf(path + at, len - at, "%s%s", at ? "." : "", k);
 		rebuild_value(r, k, v, path, len);
 		path[at] = '\0';
@@ -206,6 +245,11 @@ static void rebuild_value(struct rebuild *r, const char *key, json_t *v, char *p
 	struct lat_node *n = NULL;
 	struct lat_hist *h;
 
+	if (lay_bad(lay)) {
+		r->why = r->why ? r->why : lay_bad(lay);
+		return;
+	}
+
 	if (!strcmp(kind, "obj") && json_is_object(v)) {
 		n = lat_pub_obj(s, key, title);
 		if (lay_str(lay, "label") && lay_str(lay, "lvalue"))
@@ -216,8 +260,8 @@ static void rebuild_value(struct rebuild *r, const char *key, json_t *v, char *p
 	} else if (!strcmp(kind, "list") && json_is_array(v)) {
 		n = lat_pub_list(s, key, title);
 		/* items come ranked already; ranking again keeps ties in order */
-		lat_pub_rank(s, lay_str(lay, "rank"), lay_int(lay, "keep"),
-			     lay_int(lay, "keep_short"));
+		lat_pub_rank(s, lay_str(lay, "rank"), lay_int(lay, "keep", 1 << 20),
+			     lay_int(lay, "keep_short", 1 << 20));
 		rebuild_items(r, v, path, len);
 		lat_pub_end(s);
 	} else if ((!strcmp(kind, "hist") || !strcmp(kind, "bytes")) && json_is_object(v)) {
@@ -235,7 +279,7 @@ static void rebuild_value(struct rebuild *r, const char *key, json_t *v, char *p
 		n = lat_pub_num(s, key, json_integer_value(v));
 	} else if (json_is_number(v)) {
 		n = lat_pub_real(s, key, json_number_value(v),
-				 lay ? lay_int(lay, "decimals") : 3);
+				 lay ? lay_int(lay, "decimals", 9) : 3);
 	} else if (json_is_boolean(v)) {
 		n = lat_pub_bool(s, key, json_is_true(v));
 	} else if (json_is_string(v)) {
@@ -447,6 +491,10 @@ int lat_report_main(int argc, char **argv, int sub)
 	text = err ? NULL : lat_text_sink_new(stdout, NULL, false);
 	if (!err && !text)
 		err = -ENOMEM;
+	/* the layout is the final record's, and every record is read with it */
+	if (!err && (why = layout_bad(json_object_get(json_object_get(r.final, "layout"),
+						     "nodes"))))
+		err = refuse(r.path, r.n_iv + 1, why);
 	/* the intervals first, as the run saw them: the summary's heat maps */
 	for (size_t i = 0; !err && i < r.n_iv; i++) {
 		if (rebuild(&r, r.iv[i], &why))

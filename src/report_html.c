@@ -20,6 +20,8 @@
 #define PL 70		/* left margin: the axis labels */
 #define PR 20
 #define MAX_ROWS 500	/* table rows (thousands of threads) */
+#define MAX_ITEMS 64	/* a list's items that get charts and tables of their own */
+#define MAX_SERIES 512	/* charts on one page */
 
 /* Text into HTML: markup characters as entities, invalid UTF-8 and control
  * characters as U+FFFD (jansson checks UTF-8 already; this does not rely
@@ -77,6 +79,8 @@ static struct series *series_get(struct page *p, const char *name, const char *l
 	for (size_t i = 0; i < p->n; i++)
 		if (!strcmp(p->s[i].name, name))
 			return &p->s[i];
+	if (p->n == MAX_SERIES)
+		return NULL;
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? 2 * p->cap : 16;
 
@@ -147,6 +151,9 @@ static void collect(struct page *p, json_t *v, char *name, char *lpath, size_t l
 		json_array_foreach(v, i, c) {
 			char item[64];
 
+			/* thousands of threads: the first ones, in the run's order */
+			if (i == MAX_ITEMS)
+				break;
 			if (!json_is_object(c))
 				continue;
 			item_name(item, sizeof(item), c, i);
@@ -424,6 +431,8 @@ static void tables(struct page *p, json_t *v, char *name, size_t len)
 		json_array_foreach(v, i, c) {
 			char item[64];
 
+			if (i == MAX_ITEMS)
+				break;
 			if (!json_is_object(c))
 				continue;
 			item_name(item, sizeof(item), c, i);

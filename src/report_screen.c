@@ -106,10 +106,32 @@ static void cut(char *s, int w)
 		}
 		p++;
 	}
-	if (*p && colour && p - s >= 4)
-		memcpy(p, "\033[0m", 5);	/* the cut is at least 4 bytes of text */
-	else
+	/* an open colour is closed where there is room for ESC[0m: the rest
+	 * of the line, cut, is at least a character; else just before it */
+	if (*p && colour) {
+		while (strlen(p) < 4 && p > s)
+			p--;
+		memcpy(p, "\033[0m", 5);
+	} else {
 		*p = '\0';
+	}
+}
+
+/* appends to b (cap bytes, *l of them used); a full line stays cut */
+static void cat(char *b, size_t cap, size_t *l, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void cat(char *b, size_t cap, size_t *l, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*l + 1 >= cap)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(b + *l, cap - *l, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*l = *l + (size_t)n < cap - 1 ? *l + (size_t)n : cap - 1;
 }
 
 static void add(struct sect *x, int width, const char *fmt, ...)
@@ -155,7 +177,7 @@ static void sect_free(struct sect *x)
 static void put_sect(FILE *f, const struct sect *x, int k, int cols, const bool *pick)
 {
 	int rows = x->n - x->head, show, i;
-	char note[96], *l0;
+	char note[96], *l0, *title;
 
 	if (k < 0 || k >= x->n) {
 		for (i = 0; i < x->n; i++)
@@ -175,9 +197,16 @@ static void put_sect(FILE *f, const struct sect *x, int k, int cols, const bool 
 
 
 	/* the note on the first line, over its end if need be */
-	if (asprintf(&l0, "%.*s%s", cols - (int)strlen(note) > 0 ?
-		     cols - (int)strlen(note) : 0, x->l[0], note) < 0)
+	l0 = strdup(x->l[0]);
+	if (!l0)
 		return;
+	cut(l0, cols - (int)strlen(note) > 0 ? cols - (int)strlen(note) : 0);
+	if (asprintf(&title, "%s%s", l0, note) < 0) {
+		free(l0);
+		return;
+	}
+	free(l0);
+	l0 = title;
 	cut(l0, cols);
 	fprintf(f, "%s\n", l0);
 	free(l0);
@@ -248,7 +277,7 @@ static bool value_of(const struct scr *x, char *b, size_t n, const struct lat_no
 		return true;
 	case LAT_IDS:
 		for (int i = 0; i < c->v.ids.n && l + 12 < n; i++)
-			l += (size_t)snprintf(b + l, n - l, "%s%u", i ? "," : "", c->v.ids.v[i]);
+			cat(b, n, &l, "%s%u", i ? "," : "", c->v.ids.v[i]);
 		if (!c->v.ids.n)
 			snprintf(b, n, "-");
 		return true;
@@ -304,7 +333,7 @@ void lat_screen_hist_name(char *buf, size_t len, const struct lat_node *n)
 		/* "fault stalls" under "fault": said once */
 		if (l && !strncmp(part, buf, l) && part[l] == ' ')
 			memmove(part, part + l + 1, strlen(part + l + 1) + 1);
-		l += (size_t)snprintf(buf + l, len - l, "%s%s", l ? " " : "", part);
+		cat(buf, len, &l, "%s%s", l ? " " : "", part);
 	}
 }
 
@@ -411,25 +440,31 @@ static const char *shade(__u64 c, __u64 peak, bool utf8)
 
 static void strip(char *b, size_t n, const struct hrow *r, int lo, int hi, int w, bool utf8)
 {
-	int per = (hi - lo + w) / w, col;	/* rows a character covers */
 	__u64 sum[NROWS] = { 0 }, peak = 0;
 	size_t l = 0;
+	int per, col;
 
-	if (r->bytes || !r->count) {
+	b[0] = '\0';
+	/* sizes are not on the table's axis of times: their own range */
+	if (r->bytes) {
+		lo = NROWS;
+		hi = 0;
 		for (int r2 = 0; r2 < NROWS; r2++)
 			if (r->rows[r2]) {
 				lo = lo < r2 ? lo : r2;
 				hi = hi > r2 ? hi : r2;
 			}
+		if (lo > hi)
+			return;
 	}
+	per = (hi - lo + w) / w;	/* rows a character covers */
 	for (int i = lo; i <= hi; i++) {
 		col = (i - lo) / per;
 		sum[col] += r->rows[i];
 		peak = sum[col] > peak ? sum[col] : peak;
 	}
-	b[0] = '\0';
 	for (col = 0; col <= (hi - lo) / per && l + 4 < n; col++)
-		l += (size_t)snprintf(b + l, n - l, "%s", shade(sum[col], peak, utf8));
+		cat(b, n, &l, "%s", shade(sum[col], peak, utf8));
 }
 
 static void fmt_v(char *b, size_t n, const struct hrow *r, __u64 v)
@@ -494,7 +529,7 @@ static void hist_table(struct scr *x)
 		l = (size_t)snprintf(line, sizeof(line), "%-*.*s %8llu", namew, namew, r->name,
 				     (unsigned long long)r->count);
 		if (rate)
-			l += (size_t)snprintf(line + l, sizeof(line) - l, " %8.0f",
+			cat(line, sizeof(line), &l, " %8.0f",
 					      x->secs > 0 ? (double)r->count / x->secs : 0);
 		for (int p = 0; p < 4; p++) {
 			if (p == 2 && !p999)
@@ -505,7 +540,7 @@ static void hist_table(struct scr *x)
 				fmt_v(b, sizeof(b), r, p < 3 ? r->p[p] : r->max);
 			if (p < 3 && r->count && r->few[p])
 				strcat(b, "*");
-			l += (size_t)snprintf(line + l, sizeof(line) - l, " %8s", b);
+			cat(line, sizeof(line), &l, " %8s", b);
 		}
 		if (sw && r->count) {
 			strip(st, sizeof(st), r, lo, hi, sw, x->o->utf8);
@@ -524,10 +559,11 @@ static void counters_of(struct scr *x, const struct lat_node *obj, const char *f
 	bool any = false;
 
 	short_title(t, sizeof(t), obj);
-	l = (size_t)snprintf(line, sizeof(line), "%s", fam);
+	l = 0;
+	cat(line, sizeof(line), &l, "%s", fam);
 	if (obj->parent && obj->parent->parent)
-		l += (size_t)snprintf(line + l, sizeof(line) - l, " %s", t);
-	l += (size_t)snprintf(line + l, sizeof(line) - l, ":");
+		cat(line, sizeof(line), &l, " %s", t);
+	cat(line, sizeof(line), &l, ":");
 	for (const struct lat_node *c = obj->child; c; c = c->next) {
 		if (hidden(c, x->o->run) || !value_of(x, v, sizeof(v), c))
 			continue;
@@ -535,9 +571,11 @@ static void counters_of(struct scr *x, const struct lat_node *obj, const char *f
 		/* without a height, long lines go on under the first */
 		if (!x->o->rows && l + strlen(k) + strlen(v) + 3 > (size_t)x->o->cols && any) {
 			add(&x->counters, x->o->cols, "%s", line);
-			l = (size_t)snprintf(line, sizeof(line), "%*s", (int)strlen(fam) + 1, "");
+			l = 0;
+			cat(line, sizeof(line), &l, "%*s",
+			    strlen(fam) > 40 ? 2 : (int)strlen(fam) + 1, "");
 		}
-		l += (size_t)snprintf(line + l, sizeof(line) - l, "  %s %s", k, v);
+		cat(line, sizeof(line), &l, "  %s %s", k, v);
 		any = true;
 	}
 	if (any)
@@ -578,7 +616,7 @@ static void top_cell(char *b, size_t n, const struct scr *x, const struct lat_no
 	if (k > 0) {
 		for (const struct lat_node *c = items[0]->child; c && l + 8 < n; c = c->next)
 			if (c->kind == LAT_STR && value_of(x, v, sizeof(v), c))
-				l += (size_t)snprintf(b + l, n - l, "%s%s", l ? " " : "", v);
+				cat(b, n, &l, "%s%s", l ? " " : "", v);
 		if (sum > 0 && l + 8 < n)
 			snprintf(b + l, n - l, " %.0f%%", 100.0 * first / sum);
 	}
@@ -677,7 +715,7 @@ static void table(struct scr *x, const struct lat_node *list, const char *fam)
 	size_t l = (size_t)snprintf(line, sizeof(line), " ");
 	for (int j = 0; j < nc; j++)
 		if (cols[j].on)
-			l += (size_t)snprintf(line + l, sizeof(line) - l, " %*s%-*s",
+			cat(line, sizeof(line), &l, " %*s%-*s",
 					      cols[j].num ? cols[j].w : 0, cols[j].num ? cols[j].head : "",
 					      cols[j].num ? 0 : cols[j].w + 1,
 					      cols[j].num ? "" : cols[j].head);
@@ -693,7 +731,7 @@ static void table(struct scr *x, const struct lat_node *list, const char *fam)
 			cell(b, sizeof(b), x, items[i], cols[j].key);
 			cut(b, cols[j].w);
 			pad = cols[j].w - cells(b);
-			l += (size_t)snprintf(line + l, sizeof(line) - l, " %*s%s%*s",
+			cat(line, sizeof(line), &l, " %*s%s%*s",
 					      cols[j].num ? pad : 0, "", b,
 					      cols[j].num ? 0 : pad + 1, "");
 		}
@@ -862,7 +900,8 @@ static void help(FILE *f)
 	      "  Tab     the next family; 0 or Esc: every family on one screen\n"
 	      "  h       in a family: the heat map of its next histogram\n"
 	      "  i / r   figures of this interval / of the whole run\n"
-	      "  p       pause the screen (latbpf goes on measuring)\n"
+	      "  p       pause the screen (latbpf goes on measuring); p again resumes,\n"
+	      "          other keys wait till then\n"
 	      "  ?       this help; any key closes it\n"
 	      "  q       quit: the whole-run summary is printed\n"
 	      "\n"
@@ -933,12 +972,13 @@ static void fit(FILE *f, struct scr *x, int avail)
 		mins += x->tabs[i].n < 3 ? x->tabs[i].n : 3;
 	give = x->hist.n < avail - mins ? x->hist.n : avail - mins;
 	give = give < 2 ? 2 : give;
+	give = give > avail ? avail : give;	/* a header taller than the window */
 	if (give < x->hist.n && x->hist.n && (int)strlen(x->hist.l[0]) > x->namew) {
 		char *l0;
 
 		/* the cut said in the name column, the others keep their heads */
 		pick = pick_hists(x, give - x->hist.head);
-		if (asprintf(&l0, "%-*.*s%s", x->namew, x->namew, "histogram (more: keys 1-9)",
+		if (asprintf(&l0, "%-*.*s%s", x->namew, x->namew, "histogram (more: 1-9)",
 			     x->hist.l[0] + x->namew) >= 0) {
 			free(x->hist.l[0]);
 			x->hist.l[0] = l0;

@@ -10,6 +10,7 @@
  * Bars group the log-linear slots by power of two to stay short; the
  * percentiles are read from the full-resolution slots.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -327,11 +328,21 @@ void lat_text_value(char *b, size_t n, const char *key, __u64 v, long long wall)
 		/* an event's CLOCK_MONOTONIC time (bpf_ktime_get_ns), on the wall
 		 * clock: UTC, as the provenance's start; the snapshot's offset,
 		 * so a saved run's report prints the same time */
-		long long at = (long long)v + wall;
-		time_t sec = (time_t)(at / 1000000000LL);
+		long long at;
+		time_t sec;
 		struct tm tm;
 
-		gmtime_r(&sec, &tm);
+		/* a saved run's figures can be anything: no overflow, no time */
+		if (v > (__u64)LLONG_MAX || __builtin_add_overflow((long long)v, wall, &at) ||
+		    at < 0) {
+			snprintf(b, n, "?");
+			return;
+		}
+		sec = (time_t)(at / 1000000000LL);
+		if (!gmtime_r(&sec, &tm)) {
+			snprintf(b, n, "?");
+			return;
+		}
 		snprintf(b, n, "%02d:%02d:%02d.%03dZ", tm.tm_hour, tm.tm_min, tm.tm_sec,
 			 (int)(at % 1000000000LL / 1000000));
 	} else if (ends(key, "_ns")) {
@@ -507,6 +518,11 @@ static int summary(struct lat_sink *k, const struct lat_snap *s)
 	}
 	fflush(t->f);
 	return 0;
+}
+
+struct lat_heat_set *lat_text_sink_heat(struct lat_sink *k)
+{
+	return ((struct text_sink *)k)->heat;
 }
 
 static void text_sink_free(struct lat_sink *k)

@@ -435,7 +435,7 @@ int lat_snap_items(const struct lat_node *list, bool run_view, int max,
 		keep = list->keep_short;
 	else if (max && (!keep || max < keep))
 		keep = max;
-	if (keep && count > keep) {
+	if (keep > 0 && count > keep) {
 		if (list->flags & LAT_F_TAIL)
 			memmove(a, a + (count - keep), (size_t)keep * sizeof(*a));
 		count = keep;

@@ -76,10 +76,14 @@ static size_t fit(const char *p, size_t n, int cols)
 void lat_tty_frame(struct lat_tty *t, const char *buf, size_t len)
 {
 	int rows, cols, row = 0;
-	size_t cap = len * 2 + 256, o = 0;
-	char *out = malloc(cap);
+	size_t cap = len + 128, o = 0;
 	const char *p = buf, *end = buf + len, *nl;
+	char *out;
 
+	/* each line gains ESC[K and its newline; the cut note and ESC[J */
+	for (nl = buf; (nl = memchr(nl, '\n', (size_t)(end - nl))); nl++)
+		cap += 4;
+	out = malloc(cap + 4);
 	if (!out)
 		return;
 	lat_tty_size(t->out, &rows, &cols);

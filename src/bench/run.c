@@ -504,11 +504,19 @@ static double real_of(const struct lat_node *obj, const char *key)
 	return n->kind == LAT_REAL ? n->v.real : n->kind == LAT_NUM ? (double)n->v.num : 0;
 }
 
+/* a string member for the table, escaped: a saved run (latbpf report) is
+ * untrusted; four live at once */
 static const char *str_of(const struct lat_node *obj, const char *key)
 {
+	static char buf[4][1024];
+	static int k;
 	const struct lat_node *n = lat_snap_find(obj, key);
 
-	return n && n->kind == LAT_STR ? n->v.str : NULL;
+	if (!n || n->kind != LAT_STR || !n->v.str)
+		return NULL;
+	k = (k + 1) % 4;
+	lat_term_str(buf[k], sizeof(buf[k]), n->v.str);
+	return buf[k];
 }
 
 static void clock_text(FILE *f, const struct lat_node *k)
@@ -527,7 +535,12 @@ static void clock_text(FILE *f, const struct lat_node *k)
 		return;
 	}
 	for (n = flags ? flags->child : NULL; n && l + 32 < sizeof(fl); n = n->next)
-		l += (size_t)snprintf(fl + l, sizeof(fl) - l, "%s%s", l ? " " : "", n->v.str);
+		if (n->kind == LAT_STR && n->v.str) {
+			char e[64];
+
+			lat_term_str(e, sizeof(e), n->v.str);
+			l += (size_t)snprintf(fl + l, sizeof(fl) - l, "%s%s", l ? " " : "", e);
+		}
 	fprintf(f, "clock: %s at %.6f MHz", str_of(k, "source"), hz / 1e6);
 	if (khz > 0)
 		fprintf(f, " (kernel: %.3f MHz, %+.0f ppm)", khz / 1e6, (hz - khz) / khz * 1e6);
@@ -606,7 +619,8 @@ void lat_bench_table(FILE *f, const struct lat_node *bench)
 
 		for (int row = 0; row < 3; row++) {
 			const struct lat_node *hn = lat_snap_find(r, row == 1 ? "cycles" : "hist");
-			const struct lat_hist *h = hn ? hn->v.h.run : NULL;
+			const struct lat_hist *h = hn && hn->kind == LAT_HIST &&
+				!(hn->flags & LAT_F_PACKED) ? hn->v.h.run : NULL;
 			/* with runs: the medians, then the spread in ns */
 			const struct lat_node *rk = runs && row == 1 ?
 				lat_snap_find(runs, "cycles") : runs;

@@ -89,6 +89,28 @@ check "a garbage line: exit 2 at line 3" refused "$T/garbage.json" 3
 { head -n 1 "$T/run.json"; echo '{"hello": "world"}'; } >"$T/foreign.json"
 check "a record that is not latbpf's: exit 2 at line 2" refused "$T/foreign.json" 2
 check "a missing file: exit 2" refused "$T/nope.json" 0
+# (e) a hostile file: the final record edited; no crash, nothing but
+# latbpf's own bytes on the terminal
+hostile() { # hostile NAME JQ_FILTER_ON_THE_FINAL_RECORD
+	{ head -n -1 "$T/run.json"; tail -n 1 "$T/run.json" | jq -c "$2"; } >"$T/$1.json"
+	timeout 20 "$LATBPF" report "$T/$1.json" >"$T/$1.out" 2>"$T/$1.err"
+	echo $? >"$T/$1.rc"
+}
+n=$(wc -l <"$T/run.json")
+hostile esckey '.sched["\u001b]0;pwn\u0007"] = 1'
+check "a key with an escape: exit 2 at the final line" refused "$T/esckey.json" "$n"
+hostile esctitle '.layout.nodes["sched.runq"].title = "\u001b[2Jx"'
+check "a layout title with an escape: exit 2 at the final line" refused "$T/esctitle.json" "$n"
+hostile longkey '.sched[("k" * 2000)] = {"x": 1}'
+check "a 2000-byte key: exit 2 at the final line" refused "$T/longkey.json" "$n"
+hostile keep '.layout.nodes["hiccup.events"].keep = -1 | .layout.nodes["hiccup.events"].keep_short = -5'
+hostile baseline '.baseline = {"results": [{"name": "\u001b[2J", "hist": 123, "cycles": "x"}], "tsc": {"flags": [1, 2]}}'
+hostile decimals '.layout.nodes["self.cpu_pct"].decimals = 2000000000'
+for h in keep baseline decimals; do
+	check "$h: read without a crash (exit $(cat "$T/$h.rc"), 0 or 2) and no escape on stdout" \
+		bash -c "rc=\$(cat '$T/$h.rc'); [ \$rc -eq 0 -o \$rc -eq 2 ] && ! grep -q \$'\\x1b' '$T/$h.out'"
+done
+
 timeout 10 "$LATBPF" report >/dev/null 2>"$T/err"
 check "no file: usage, exit 2" bash -c "[ $? -eq 2 ] && grep -q 'Usage: latbpf report' '$T/err'"
 timeout 10 "$LATBPF" report --bogus "$T/run.json" >/dev/null 2>"$T/err"
