@@ -44,26 +44,21 @@ void lat_heat_clear(struct lat_heat *h)
 	h->next = 0;
 }
 
+/* the row of a value: lat_hist_pow2's */
 static int row_of(__u64 v)
 {
 	return v ? (int)lat_log2(v) : 0;
 }
 
-/* A slot never straddles a power of two (hist.h), so its lowest value names
- * its row. */
+_Static_assert(LAT_HEAT_ROWS >= LAT_HIST_POW2_ROWS, "a heat map holds every row");
+
 void lat_heat_push(struct lat_heat *h, const struct lat_hist *iv)
 {
 	struct heat_iv *s = &h->iv[h->next];
-	__u32 i;
 
 	memset(s, 0, sizeof(*s));
 	if (iv && iv->count) {
-		for (i = 0; i < LAT_HIST_SLOTS; i++)
-			if (iv->slots[i])
-				s->rows[row_of(lat_hist_slot_low(i))] += iv->slots[i];
-		/* overflowed values lie somewhere above 2^44: shown at the max */
-		if (iv->overflow)
-			s->rows[row_of(iv->max)] += iv->overflow;
+		lat_hist_pow2(iv, s->rows);	/* overflow: the top row, 2^44 up */
 		s->count = iv->count;
 		s->p50 = lat_hist_percentile(iv, 50);
 		s->p99 = lat_hist_percentile(iv, 99);

@@ -245,6 +245,15 @@ void lat_hist_record_corrected(struct lat_hist *h, __u64 v, __u64 expected)
 }
 
 /* 3 significant digits with a unit: "812ns", "12.3us", "5.00ms", "2.50s" */
+void lat_hist_pow2(const struct lat_hist *h, __u64 rows[LAT_HIST_POW2_ROWS])
+{
+	memset(rows, 0, LAT_HIST_POW2_ROWS * sizeof(rows[0]));
+	for (__u32 i = 0; i < LAT_HIST_SLOTS; i++)
+		if (h->slots[i])
+			rows[lat_log2(lat_hist_slot_low(i) | 1)] += h->slots[i];
+	rows[LAT_HIST_POW2_ROWS - 1] += h->overflow;
+}
+
 int lat_fmt_ns(char *buf, size_t len, __u64 ns)
 {
 	static const struct {

@@ -247,6 +247,11 @@ int lat_hist_packed_add(struct lat_hist_packed **p, const struct lat_hist *h,
 void lat_hist_delta_packed(struct lat_hist *iv, const struct lat_hist_packed *now,
 			   const struct lat_hist_packed *before);
 __u64 lat_hist_percentile(const struct lat_hist *h, double pct);
+/* A histogram's slots summed per power of two: row r holds [2^r, 2^(r+1))
+ * ns (row 0 also 0), overflow in the last; what bars, strips and heat maps
+ * draw (a slot never straddles a power of two) */
+#define LAT_HIST_POW2_ROWS (LAT_HIST_MAX_LOG2 + 1)
+void lat_hist_pow2(const struct lat_hist *h, __u64 rows[LAT_HIST_POW2_ROWS]);
 extern const double lat_pcts[];
 extern const char *const lat_pct_names[];
 #define LAT_NR_PCTS 5

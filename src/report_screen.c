@@ -19,8 +19,9 @@
 #include "lat.h"
 #include "heatmap.h"
 #include "screen.h"
+#include "tty.h"
 
-#define NROWS (LAT_HIST_MAX_LOG2 + 1)
+#define NROWS LAT_HIST_POW2_ROWS
 #define NAME_MAX_W 40
 #define CELL_MAX_W 64	/* a cell's cells in a file: an escaped comm whole */
 #define CELL_SCREEN_W 24	/* on a screen */
@@ -63,58 +64,18 @@ static const char *const pct_head[3] = { "p50", "p99", "p99.9" };
 
 /* ---- lines ---- */
 
-/* cells a line takes: UTF-8 continuation bytes and CSI sequences take none */
+/* cells a line takes, and the line cut to w cells (tty.c's measure) */
 static int cells(const char *s)
 {
-	int n = 0;
+	int c;
 
-	while (*s) {
-		if (*s == '\033' && s[1] == '[') {
-			for (s += 2; *s && !(*s >= '@' && *s <= '~'); s++)
-				;
-			if (*s)
-				s++;
-			continue;
-		}
-		n += ((unsigned char)*s & 0xc0) != 0x80;
-		s++;
-	}
-	return n;
+	lat_tty_fit(s, strlen(s), INT_MAX, &c);
+	return c;
 }
 
-/* s cut to w cells (whole UTF-8 characters; an open colour is reset) */
 static void cut(char *s, int w)
 {
-	int n = 0;
-	bool colour = false;
-	char *p = s;
-
-	while (*p) {
-		if (*p == '\033' && p[1] == '[') {
-			char *q = p + 2;
-
-			while (*q && !(*q >= '@' && *q <= '~'))
-				q++;
-			colour = *q == 'm' && strncmp(p, "\033[0m", 4);
-			p = *q ? q + 1 : q;
-			continue;
-		}
-		if (((unsigned char)*p & 0xc0) != 0x80) {
-			if (n == w)
-				break;
-			n++;
-		}
-		p++;
-	}
-	/* an open colour is closed where there is room for ESC[0m: the rest
-	 * of the line, cut, is at least a character; else just before it */
-	if (*p && colour) {
-		while (strlen(p) < 4 && p > s)
-			p--;
-		memcpy(p, "\033[0m", 5);
-	} else {
-		*p = '\0';
-	}
+	s[lat_tty_fit(s, strlen(s), w < 0 ? 0 : w, NULL)] = '\0';
 }
 
 /* appends to b (cap bytes, *l of them used); a full line stays cut */
@@ -299,8 +260,7 @@ static bool hidden(const struct lat_node *c, bool run)
 static void short_title(char *b, size_t n, const struct lat_node *x)
 {
 	const char *t = x->title ? x->title : x->key ? x->key : "";
-	const char *e = strstr(t, " (");
-	const char *colon = strchr(t, ':');
+	const char *colon = strchr(t, ':'), *e;
 
 	if (colon && colon - t < 12)	/* "sched: where..." is a family's */
 		t = x->key ? x->key : t;
@@ -339,15 +299,6 @@ void lat_screen_hist_name(char *buf, size_t len, const struct lat_node *n)
 
 /* ---- histograms ---- */
 
-static void rows_of(const struct lat_hist *h, __u64 rows[NROWS])
-{
-	memset(rows, 0, NROWS * sizeof(rows[0]));
-	for (__u32 i = 0; i < LAT_HIST_SLOTS; i++)
-		if (h->slots[i])
-			rows[lat_log2(lat_hist_slot_low(i) | 1)] += h->slots[i];
-	rows[NROWS - 1] += h->overflow;
-}
-
 static void take_hist(struct scr *x, const struct lat_node *n, struct lat_hist *buf)
 {
 	const struct lat_hist *h;
@@ -375,14 +326,14 @@ static void take_hist(struct scr *x, const struct lat_node *n, struct lat_hist *
 		r->p[p] = lat_hist_percentile(h, pcts[p]);
 		r->few[p] = lat_hist_too_few(h, pcts[p]);
 	}
-	rows_of(h, r->rows);
+	lat_hist_pow2(h, r->rows);
 }
 
 /* a screen: the histograms of a list's first items (its ranked ones) */
 static int items_of(const struct scr *x, const struct lat_node *list,
 		    const struct lat_node ***items)
 {
-	int max = x->o->rows ? 4 : (x->o->max_items ? x->o->max_items : 50);
+	int max = x->o->rows ? 4 : 50;
 
 	return lat_snap_items(list, x->o->run, max, items);
 }
@@ -656,8 +607,7 @@ static void table(struct scr *x, const struct lat_node *list, const char *fam)
 	struct sect *sx, *nt;
 
 	/* a screen: what fits, cut later; a file: the list's own keep, or 50 */
-	k = lat_snap_items(list, x->o->run, x->o->rows ? 200 : list->keep ? 0 :
-			   (x->o->max_items ? x->o->max_items : 50), &items);
+	k = lat_snap_items(list, x->o->run, x->o->rows ? 200 : list->keep ? 0 : 50, &items);
 	if (k <= 0) {
 		if (k == 0)
 			free(items);

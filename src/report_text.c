@@ -144,18 +144,7 @@ static void pct_row(FILE *f, const char *name, const struct lat_hist *h,
 	fprintf(f, " %8s\n", b);
 }
 
-/* Slots summed per power of two: row r holds [2^r, 2^(r+1)) ns (row 0: 0-1). */
-#define NROWS (LAT_HIST_MAX_LOG2 + 1)
-static void pow2_rows(const struct lat_hist *h, __u64 rows[NROWS])
-{
-	__u32 i;
-
-	memset(rows, 0, NROWS * sizeof(rows[0]));
-	for (i = 0; i < LAT_HIST_SLOTS; i++)
-		if (h->slots[i])
-			rows[lat_log2(lat_hist_slot_low(i) | 1)] += h->slots[i];
-	rows[NROWS - 1] += h->overflow;
-}
+#define NROWS LAT_HIST_POW2_ROWS
 
 static void bar(FILE *f, __u64 n, __u64 peak, int w)
 {
@@ -173,8 +162,8 @@ static void bars(struct text_emit *t, const struct lat_hist *iv,
 	int lo = -1, hi = -1, r, w;
 	char a[16], b[16], lbl[40];
 
-	pow2_rows(run, rr);
-	pow2_rows(iv ? iv : run, ri);
+	lat_hist_pow2(run, rr);
+	lat_hist_pow2(iv, ri);
 	for (r = 0; r < NROWS; r++) {
 		if (rr[r] || ri[r]) {
 			if (lo < 0)
@@ -187,7 +176,7 @@ static void bars(struct text_emit *t, const struct lat_hist *iv,
 	if (lo < 0)
 		return;
 	/* on a screen, at most 10 rows: the lowest ones merged into the first */
-	if (iv && hi - lo > 9) {
+	if (hi - lo > 9) {
 		for (r = lo; r < hi - 9; r++) {
 			ri[hi - 9] += ri[r];
 			rr[hi - 9] += rr[r];

@@ -19,7 +19,6 @@ struct lat_screen {
 	bool provenance;	/* the header starts with it (p, or the snapshot's) */
 	bool paused, help;
 	int focus;		/* 0: every family; k: family k in full */
-	int max_items;		/* a table's rows without a height (0: 50) */
 	/* the focused family's heat map, and what it shows, or NULL */
 	const struct lat_heat *heat;
 	const char *heat_name;

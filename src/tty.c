@@ -49,9 +49,7 @@ void lat_tty_size(int fd, int *rows, int *cols)
 	}
 }
 
-/* the bytes of line p (n long) that fill at most cols cells: a UTF-8
- * character takes one, an escape sequence (a colour) none */
-static size_t fit(const char *p, size_t n, int cols)
+size_t lat_tty_fit(const char *p, size_t n, int cols, int *cells)
 {
 	size_t i = 0;
 	int c = 0;
@@ -63,10 +61,14 @@ static size_t fit(const char *p, size_t n, int cols)
 			i += i < n;
 			continue;
 		}
-		if (((unsigned char)p[i] & 0xc0) != 0x80 && c++ == cols)
+		if (((unsigned char)p[i] & 0xc0) != 0x80 && c++ == cols) {
+			c--;
 			break;
+		}
 		i++;
 	}
+	if (cells)
+		*cells = c;
 	return i;
 }
 
@@ -99,7 +101,7 @@ void lat_tty_frame(struct lat_tty *t, const char *buf, size_t len)
 				"... (more below: enlarge the window)\033[K\n");
 			break;
 		}
-		n = fit(p, n, cols);
+		n = lat_tty_fit(p, n, cols, NULL);
 		memcpy(out + o, p, n);
 		o += n;
 		o += (size_t)snprintf(out + o, cap - o, "\033[K\n");
