@@ -11,9 +11,11 @@ progs0=$(tracing_progs)
 sleeps() { final "$1" "[.sched.threads[] | select(.comm == \"$2\") | .offcpu_sleep.count] | add"; }
 # slept NAME: the workload's own count, from $T/NAME.work
 slept() { sed -n 's/^sleeps=\([0-9]*\).*/\1/p' "$T/$1.work"; }
-# counted DESCRIPTION SEEN SLEPT: every sleep, +-2 % (+2: each main
-# thread's join)
-counted() { check "$1: its $3 sleeps ($2, +-2 %)" between "$2" $(($3 * 98 / 100)) $(($3 + 2)); }
+# counted DESCRIPTION SEEN SLEPT: every sleep, +-2 %: a process also
+# sleeps outside its timed sleeps (the main thread's joins, its threads
+# meeting on the mutex that collects their tids, and on an RT kernel its
+# spinlocks), a few a run (603 for 600 on 6.1-rt)
+counted() { check "$1: its $3 sleeps ($2, +-2 %)" between "$2" $(($3 * 98 / 100)) $(($3 * 102 / 100 + 2)); }
 
 # 1. a COMMAND's tree, with a neighbour running the same workload
 start_work noise --comm noise sleep --sleep 5ms --count 400
