@@ -9,6 +9,7 @@
 #include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "distinct.h"
 #include "lat.h"
 #include "latbpf/hiccup.h"
 #include "schedcore.h"
@@ -70,7 +71,9 @@ struct hiccup {
 	/* intruders drained from the hash (their generation done), sorted by
 	 * key; past ACC_HIGH the smallest are summed per CPU (LAT_HC_OTHERS) */
 	struct lat_hc_intruder_list acc;
-	__u64 *folded;		/* per CPU: intruders summed so */
+	/* per CPU, once some of its intruders were summed into others: every
+	 * intruder key seen since (distinct.h), for the run's distinct count */
+	struct lat_distinct **seen;
 	__u32 gen;		/* the generation BPF charges now */
 };
 
@@ -155,10 +158,10 @@ static int hiccup_open(const struct lat_run *run, const void *cfg, void **priv)
 	h->npinned = calloc(n, sizeof(*h->npinned));
 	h->seq = calloc(2 * n, sizeof(*h->seq));
 	h->cache = calloc(n, sizeof(*h->cache));
-	h->folded = calloc(n, sizeof(*h->folded));
+	h->seen = calloc(n, sizeof(*h->seen));
 	/* the test knob shrinks the ring (README, "Environment") */
 	h->max_events = lat_env_entries("LATBPF_HC_EVENTS", MAX_EVENTS);
-	if (!h->folded || !h->now || !h->before || !h->pinned || !h->npinned || !h->seq || !h->cache ||
+	if (!h->seen || !h->now || !h->before || !h->pinned || !h->npinned || !h->seq || !h->cache ||
 	    (err = lat_schedcore_join(run->schedcore, hiccup_configure, h))) {
 		free(h->now);
 		free(h->before);
@@ -166,6 +169,7 @@ static int hiccup_open(const struct lat_run *run, const void *cfg, void **priv)
 		free(h->npinned);
 		free(h->seq);
 		free(h->cache);
+		free(h->seen);
 		free(h);
 		return err;
 	}
@@ -378,6 +382,36 @@ static int sum_into_others(struct lat_hc_intruder_list *l,
 	return list_merge(l, &o);
 }
 
+/* Into their CPUs' sketches, where there is one: the keys of n entries. */
+static void seen_add(struct hiccup *h, const struct lat_hc_intruder_entry *a, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (a[i].k.who != LAT_HC_OTHERS && h->seen[a[i].k.cpu])
+			lat_distinct_add(h->seen[a[i].k.cpu], (__u64)a[i].k.who << 32 | a[i].k.id);
+}
+
+/* A CPU's sketch, made at its first summing into others from every key it
+ * had: none was forgotten before. Then every key listed at a poll goes in
+ * (poll_intruders), and each one summed (bound_acc). */
+static int seen_start(struct hiccup *h, __u32 cpu)
+{
+	size_t i;
+
+	if (h->seen[cpu])
+		return 0;
+	if (!(h->seen[cpu] = calloc(1, sizeof(*h->seen[cpu]))))
+		return -ENOMEM;
+	for (i = 0; i < h->acc.n; i++)
+		if (h->acc.a[i].k.cpu == cpu)
+			seen_add(h, &h->acc.a[i], 1);
+	for (i = 0; i < h->n_in_now; i++)
+		if (h->in_now[i].k.cpu == cpu)
+			seen_add(h, &h->in_now[i], 1);
+	return 0;
+}
+
 /*
  * Keeps the drained list bounded: past ACC_HIGH entries, the smallest
  * totals down to three quarters of it go into their CPU's others. The list of the poll
@@ -408,7 +442,9 @@ static int bound_acc(struct hiccup *h)
 	nv = h->acc.n - low < n ? h->acc.n - low : n;
 	for (i = 0; i < nv; i++) {
 		victims[i] = *by[i];
-		h->folded[by[i]->k.cpu]++;
+		if ((err = seen_start(h, victims[i].k.cpu)))
+			goto out;
+		seen_add(h, &victims[i], 1);
 	}
 	qsort(victims, nv, sizeof(*victims), cmp_key);
 	prev = (struct lat_hc_intruder_list){ .a = h->in_now, .n = h->n_in_now,
@@ -547,6 +583,7 @@ static int poll_intruders(struct hiccup *h)
 	h->n_in_before = h->n_in_now;
 	h->in_now = l.a;
 	h->n_in_now = l.n;
+	seen_add(h, h->in_now, h->n_in_now);
 	return 0;
 }
 
@@ -702,8 +739,11 @@ static void publish_top(struct hiccup *h, struct lat_snap *s, __u32 cpu)
 		by[n] = c;
 		n++;
 	}
-	/* those summed into others were distinct before */
-	lat_pub_count(s, "intruders", n_iv, n_run + h->folded[cpu]);
+	/* once some were summed into others, the run's distinct intruders
+	 * are the sketch's estimate, never fewer than those listed */
+	if (h->seen[cpu] && (k = lat_distinct_count(h->seen[cpu])) > n_run)
+		n_run = k;
+	lat_pub_count(s, "intruders", n_iv, n_run);
 	lat_pub_dur(s, "intruders_ns", sum_iv, sum_run);
 	lat_pub_flags(lat_pub_list(s, "top", "top intruders"), LAT_F_BRIEF);
 	lat_pub_rank(s, "total_ns", MAX_TOP, 5);
@@ -880,6 +920,7 @@ static void hiccup_publish(void *priv, struct lat_snap *s)
 static void hiccup_destroy(void *priv)
 {
 	struct hiccup *h = priv;
+	__u32 c;
 
 	if (!h)
 		return;
@@ -892,7 +933,9 @@ static void hiccup_destroy(void *priv)
 	free(h->in_now);
 	free(h->in_before);
 	free(h->acc.a);
-	free(h->folded);
+	for (c = 0; h->seen && c < (__u32)h->run->ncpus; c++)
+		free(h->seen[c]);
+	free(h->seen);
 	free(h->events);
 	free(h->pinned);
 	free(h->npinned);

@@ -219,8 +219,14 @@ check "keep 16: charged $k_in ns = waited + interrupted $k_all ns (+-1%)" \
 	between "$k_in" "$((k_all * 99 / 100))" "$((k_all * 101 / 100))"
 check "keep 16: the intervals add up to the run: nothing summed twice ($k_ivs = $k_in)" \
 	test "$k_ivs" = "$k_in"
-check "keep 16: still counts every intruder it saw ($(final "$K" "$c1 | .intruders") > 64)" \
-	num_le 65 "$(final "$K" "$c1 | .intruders")"
+# each intruder counted once, though most were summed into (others) and
+# came back at later polls: as many as the run beside it that summed none
+# (its distinct-key sketch: +-1 at this size, and the few kernel threads
+# that ran only while one of the two was attached: 126..132 against 130 in
+# three runs; 1159 before the sketch, each summing counted again)
+k_n=$(final "$K" "$c1 | .intruders")
+check "keep 16: counts each intruder once: $k_n, against $nin by the run that summed none (+-5 % +5)" \
+	between "$k_n" $((nin * 95 / 100 - 5)) $((nin * 105 / 100 + 5))
 
 # Interrupts: the target spins on CPU 1; TCP traffic on CPU 0 in a network
 # namespace whose lo steers receive processing (RPS) to CPU 1, so NET_RX
