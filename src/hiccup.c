@@ -224,7 +224,15 @@ static int cmp_key(const void *a, const void *b)
 {
 	const struct lat_hc_intruder_entry *x = a, *y = b;
 
-	return memcmp(&x->k, &y->k, sizeof(x->k));
+	/* field by field: a memcmp call was a tenth of the poll's time
+	 * with thousands of intruders */
+	if (x->k.cpu != y->k.cpu)
+		return x->k.cpu < y->k.cpu ? -1 : 1;
+	if (x->k.who != y->k.who)
+		return x->k.who < y->k.who ? -1 : 1;
+	if (x->k.id != y->k.id)
+		return x->k.id < y->k.id ? -1 : 1;
+	return (x->k.gen > y->k.gen) - (x->k.gen < y->k.gen);
 }
 
 static int add_intruder(const void *key, void *value, void *ctx)

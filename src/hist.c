@@ -36,23 +36,31 @@ void lat_hist_merge(struct lat_hist *dst, const struct lat_hist *src)
  * minimum or maximum, and otherwise the bounds of the interval's lowest and
  * highest non-empty slot (within one slot width).
  */
-/* iv's min and max from its slots (already the difference) and the two
- * snapshots' exact bounds: now and before are their headers */
-static void delta_bounds(struct lat_hist *iv, const struct lat_hist_head *now,
-			 const struct lat_hist_head *before)
+/* its lowest and highest non-empty slot: lo = LAT_HIST_SLOTS for none */
+static void slot_range(const struct lat_hist *iv, __u32 *lo, __u32 *hi)
 {
-	__u32 i, lo = LAT_HIST_SLOTS, hi = 0;
+	__u32 i;
 
+	*lo = LAT_HIST_SLOTS;
+	*hi = 0;
+	for (i = 0; i < LAT_HIST_SLOTS; i++) {
+		if (iv->slots[i]) {
+			if (*lo == LAT_HIST_SLOTS)
+				*lo = i;
+			*hi = i;
+		}
+	}
+}
+
+/* iv's min and max from the range of its non-empty slots (lo..hi, of the
+ * difference) and the two snapshots' exact bounds: now and before are
+ * their headers */
+static void delta_bounds(struct lat_hist *iv, const struct lat_hist_head *now,
+			 const struct lat_hist_head *before, __u32 lo, __u32 hi)
+{
 	iv->min = iv->max = 0;
 	if (iv->count == 0)
 		return;
-	for (i = 0; i < LAT_HIST_SLOTS; i++) {
-		if (iv->slots[i]) {
-			if (lo == LAT_HIST_SLOTS)
-				lo = i;
-			hi = i;
-		}
-	}
 	if (before->count == 0 || now->min < before->min)
 		iv->min = now->min;
 	else
@@ -81,9 +89,12 @@ void lat_hist_delta(struct lat_hist *iv, const struct lat_hist *now,
 	iv->count = now->count - before->count;
 	iv->sum = now->sum - before->sum;
 	iv->overflow = now->overflow - before->overflow;
+	__u32 lo, hi;
+
 	for (i = 0; i < LAT_HIST_SLOTS; i++)
 		iv->slots[i] = now->slots[i] - before->slots[i];
-	delta_bounds(iv, &n, &b);
+	slot_range(iv, &lo, &hi);
+	delta_bounds(iv, &n, &b, lo, hi);
 }
 
 /*
@@ -102,33 +113,53 @@ static __u64 *packed_counts(const struct lat_hist_packed *p)
 	return (__u64 *)((char *)(p + 1) + ((2 * (size_t)p->nz + 7) & ~(size_t)7));
 }
 
+/* The non-empty slots of h, ascending, into idx (LAT_HIST_SLOTS of room
+ * when not NULL); their number. Four slots a test: most are empty. */
+static __u32 nonzero(const struct lat_hist *h, __u16 *idx)
+{
+	const __u64 *s = h->slots;
+	__u32 i, j, n = 0;
+
+	if (!h->count)
+		return 0;
+	for (i = 0; i + 4 <= LAT_HIST_SLOTS; i += 4) {
+		if (!(s[i] | s[i + 1] | s[i + 2] | s[i + 3]))
+			continue;
+		for (j = i; j < i + 4; j++)
+			if (s[j] && idx)
+				idx[n++] = (__u16)j;
+			else
+				n += s[j] != 0;
+	}
+	for (; i < LAT_HIST_SLOTS; i++)
+		if (s[i] && idx)
+			idx[n++] = (__u16)i;
+		else
+			n += s[i] != 0;
+	return n;
+}
+_Static_assert(LAT_HIST_SLOTS <= 65536, "slot numbers fit the packed __u16");
+
 size_t lat_hist_packed_size(const struct lat_hist *h)
 {
-	size_t nz = 0;
-	__u32 i;
+	size_t nz = nonzero(h, NULL);
 
-	for (i = 0; h->count && i < LAT_HIST_SLOTS; i++)
-		nz += h->slots[i] != 0;
 	return sizeof(struct lat_hist_packed) + ((2 * nz + 7) & ~(size_t)7) + 8 * nz;
 }
 
 void lat_hist_pack(struct lat_hist_packed *p, const struct lat_hist *h)
 {
-	__u32 i, k = 0;
-	__u16 *slot;
+	__u16 idx[LAT_HIST_SLOTS], *slot;
+	__u32 k;
 	__u64 *n;
 
 	p->h = head_of(h);
-	p->nz = 0;
-	for (i = 0; h->count && i < LAT_HIST_SLOTS; i++)
-		p->nz += h->slots[i] != 0;
+	p->nz = nonzero(h, idx);
 	slot = packed_slots(p);
 	n = packed_counts(p);
-	for (i = 0; h->count && i < LAT_HIST_SLOTS; i++) {
-		if (!h->slots[i])
-			continue;
-		slot[k] = (__u16)i;
-		n[k++] = h->slots[i];
+	for (k = 0; k < p->nz; k++) {
+		slot[k] = idx[k];
+		n[k] = h->slots[idx[k]];
 	}
 }
 
@@ -177,7 +208,7 @@ void lat_hist_delta_packed(struct lat_hist *iv, const struct lat_hist_packed *no
 	static const struct lat_hist_packed zero;
 	const __u16 *slot;
 	const __u64 *n;
-	__u32 k;
+	__u32 k, lo, hi;
 
 	if (!before)
 		before = &zero;
@@ -189,7 +220,16 @@ void lat_hist_delta_packed(struct lat_hist *iv, const struct lat_hist_packed *no
 	n = packed_counts(before);
 	for (k = 0; k < before->nz; k++)
 		iv->slots[slot[k]] -= n[k];
-	delta_bounds(iv, &now->h, &before->h);
+	/* the difference's non-empty slots are among now's (counts only
+	 * grow): its range from now's list, not a scan of every slot */
+	slot = packed_slots(now);
+	for (k = 0; k < now->nz && !iv->slots[slot[k]]; k++)
+		;
+	lo = k < now->nz ? slot[k] : LAT_HIST_SLOTS;
+	for (k = now->nz; k > 0 && !iv->slots[slot[k - 1]]; k--)
+		;
+	hi = k > 0 ? slot[k - 1] : 0;
+	delta_bounds(iv, &now->h, &before->h, lo, hi);
 }
 
 /*
