@@ -396,7 +396,8 @@ static void seen_add(struct hiccup *h, const struct lat_hc_intruder_entry *a, si
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (a[i].k.who != LAT_HC_OTHERS && h->seen[a[i].k.cpu])
+		if (a[i].k.who != LAT_HC_OTHERS && a[i].k.cpu < (__u32)h->run->ncpus &&
+		    h->seen[a[i].k.cpu])
 			lat_distinct_add(h->seen[a[i].k.cpu], (__u64)a[i].k.who << 32 | a[i].k.id);
 }
 
@@ -407,7 +408,7 @@ static int seen_start(struct hiccup *h, __u32 cpu)
 {
 	size_t i;
 
-	if (h->seen[cpu])
+	if (cpu >= (__u32)h->run->ncpus || h->seen[cpu])
 		return 0;
 	if (!(h->seen[cpu] = calloc(1, sizeof(*h->seen[cpu]))))
 		return -ENOMEM;

@@ -84,12 +84,11 @@ void lat_hist_delta(struct lat_hist *iv, const struct lat_hist *now,
 		    const struct lat_hist *before)
 {
 	struct lat_hist_head n = head_of(now), b = head_of(before);
-	__u32 i;
+	__u32 i, lo, hi;
 
 	iv->count = now->count - before->count;
 	iv->sum = now->sum - before->sum;
 	iv->overflow = now->overflow - before->overflow;
-	__u32 lo, hi;
 
 	for (i = 0; i < LAT_HIST_SLOTS; i++)
 		iv->slots[i] = now->slots[i] - before->slots[i];

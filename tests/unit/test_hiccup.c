@@ -36,6 +36,18 @@ static void slot(struct lat_hc_cache *c, __u32 who, __u32 id, __u64 count, __u64
 	snprintf(s->name, sizeof(s->name), "%s", name);
 }
 
+/* the loader's order of keys: cpu, who, id, then generation, as numbers */
+static int key_before(const struct lat_hc_intruder_key *a, const struct lat_hc_intruder_key *b)
+{
+	if (a->cpu != b->cpu)
+		return a->cpu < b->cpu;
+	if (a->who != b->who)
+		return a->who < b->who;
+	if (a->id != b->id)
+		return a->id < b->id;
+	return a->gen < b->gen;
+}
+
 static const struct lat_hc_intruder_entry *find(const struct lat_hc_intruder_list *l,
 						 __u32 cpu, __u32 who, __u32 id)
 {
@@ -65,10 +77,12 @@ int main(void)
 	 * cpu 1 caches pid 100, which has a hash entry of cpu 1 too */
 	slot(&c[0], LAT_HC_TASK, 100, 3, 300, 250, "new");
 	slot(&c[0], LAT_HC_TASK, 7, 2, 20, 15, "b");
+	/* 300 after 7 in number order, before it in memcmp's byte order */
+	slot(&c[0], LAT_HC_TASK, 300, 1, 30, 30, "c");
 	slot(&c[1], LAT_HC_TASK, 100, 1, 5, 5, "x");
 	slot(&c[1], LAT_HC_MIGRATION, 0, 4, 4000, 2000, "");
 	err = lat_hc_merge_caches(&l, c, 2);
-	ok(err == 0 && l.n == 5, "3 hash entries + 2 new keys from the caches = 5 (%zu)", l.n);
+	ok(err == 0 && l.n == 6, "3 hash entries + 3 new keys from the caches = 6 (%zu)", l.n);
 	e = find(&l, 0, LAT_HC_TASK, 100);
 	ok(e && e->v.count == 8 && e->v.total_ns == 800 && e->v.max_ns == 250,
 	   "a key in hash and cache: counts and totals add, max is the larger");
@@ -84,7 +98,7 @@ int main(void)
 	e = find(&l, 1, LAT_HC_MIGRATION, 0);
 	ok(e && e->v.count == 4 && e->v.total_ns == 4000, "migration slots merge like tasks");
 	for (i = 1; i < l.n; i++)
-		sorted &= memcmp(&l.a[i - 1].k, &l.a[i].k, sizeof(l.a[i].k)) < 0;
+		sorted &= key_before(&l.a[i - 1].k, &l.a[i].k);
 	ok(sorted, "the result is sorted by key, for the next poll's bsearch");
 	free(l.a);
 
