@@ -5,8 +5,9 @@
  * where that is the better estimate (few keys for the registers). Within a
  * key or two below about 150 keys, about 1 % rms from a few hundred up, and
  * 2.7-2.9 % rms (+1.3 % bias) near 10,000 keys, where the two estimates
- * meet (tests/unit/test_distinct.c; 200 random key sets a size). Adding a key again changes nothing, so callers may add what
- * they hold at every poll.
+ * meet (tests/unit/test_distinct.c; 200 random key sets a size). Adding a
+ * key again changes nothing, so callers may add what they hold at every
+ * poll.
  *
  * latbpf counts the hiccup family's distinct intruders with it once the
  * loader has summed some into "(others)" and forgotten their keys.

@@ -402,22 +402,17 @@ static void seen_add(struct hiccup *h, const struct lat_hc_intruder_entry *a, si
 }
 
 /* A CPU's sketch, made at its first summing into others from every key it
- * had: none was forgotten before. Then every key listed at a poll goes in
+ * had: none was forgotten before (other CPUs' sketches get their keys
+ * again, which changes nothing). Then every key listed at a poll goes in
  * (poll_intruders), and each one summed (bound_acc). */
 static int seen_start(struct hiccup *h, __u32 cpu)
 {
-	size_t i;
-
 	if (cpu >= (__u32)h->run->ncpus || h->seen[cpu])
 		return 0;
 	if (!(h->seen[cpu] = calloc(1, sizeof(*h->seen[cpu]))))
 		return -ENOMEM;
-	for (i = 0; i < h->acc.n; i++)
-		if (h->acc.a[i].k.cpu == cpu)
-			seen_add(h, &h->acc.a[i], 1);
-	for (i = 0; i < h->n_in_now; i++)
-		if (h->in_now[i].k.cpu == cpu)
-			seen_add(h, &h->in_now[i], 1);
+	seen_add(h, h->acc.a, h->acc.n);
+	seen_add(h, h->in_now, h->n_in_now);
 	return 0;
 }
 

@@ -89,7 +89,6 @@ void lat_hist_delta(struct lat_hist *iv, const struct lat_hist *now,
 	iv->count = now->count - before->count;
 	iv->sum = now->sum - before->sum;
 	iv->overflow = now->overflow - before->overflow;
-
 	for (i = 0; i < LAT_HIST_SLOTS; i++)
 		iv->slots[i] = now->slots[i] - before->slots[i];
 	slot_range(iv, &lo, &hi);
@@ -119,24 +118,20 @@ static __u32 nonzero(const struct lat_hist *h, __u16 *idx)
 	const __u64 *s = h->slots;
 	__u32 i, j, n = 0;
 
-	if (!h->count)
-		return 0;
-	for (i = 0; i + 4 <= LAT_HIST_SLOTS; i += 4) {
+	for (i = 0; h->count && i < LAT_HIST_SLOTS; i += 4) {
 		if (!(s[i] | s[i + 1] | s[i + 2] | s[i + 3]))
 			continue;
-		for (j = i; j < i + 4; j++)
-			if (s[j] && idx)
-				idx[n++] = (__u16)j;
-			else
-				n += s[j] != 0;
+		for (j = i; j < i + 4; j++) {
+			if (!s[j])
+				continue;
+			if (idx)
+				idx[n] = (__u16)j;
+			n++;
+		}
 	}
-	for (; i < LAT_HIST_SLOTS; i++)
-		if (s[i] && idx)
-			idx[n++] = (__u16)i;
-		else
-			n += s[i] != 0;
 	return n;
 }
+_Static_assert(LAT_HIST_SLOTS % 4 == 0, "nonzero() tests four slots at a time");
 _Static_assert(LAT_HIST_SLOTS <= 65536, "slot numbers fit the packed __u16");
 
 size_t lat_hist_packed_size(const struct lat_hist *h)
