@@ -19,6 +19,13 @@ struct lat_saved_run {
 	size_t n_hists;
 };
 
+/* A run saved with --json, read whole (0, or -EINVAL after saying
+ * FILE:LINE: why); snap(i) rebuilds record i into r->snap: interval i
+ * (0-based) while i < n_iv, the final record at n_iv */
+int lat_saved_run_load(struct lat_saved_run *r, const char *path);
+int lat_saved_run_snap(struct lat_saved_run *r, size_t i);
+void lat_saved_run_free(struct lat_saved_run *r);
+
 /* latbpf report FILE.json [--html OUT.html]: 0, or a negative errno after
  * saying why (-EINVAL: usage or an unreadable run) */
 int lat_report_main(int argc, char **argv, int sub);

@@ -456,6 +456,37 @@ static int write_html(const struct lat_saved_run *r, const char *out)
 	return err ? -EIO : 0;
 }
 
+int lat_saved_run_load(struct lat_saved_run *r, const char *path)
+{
+	const char *why;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	r->path = path;
+	err = load(r);
+	/* the layout is the final record's, and every record is read with it */
+	if (!err && (why = layout_bad(json_object_get(json_object_get(r->final, "layout"),
+						     "nodes"))))
+		err = refuse(r->path, r->n_iv + 1, why);
+	return err;
+}
+
+int lat_saved_run_snap(struct lat_saved_run *r, size_t i)
+{
+	const char *why = NULL;
+
+	if (rebuild(r, i < r->n_iv ? r->iv[i] : r->final, &why))
+		return refuse(r->path, (i < r->n_iv ? i : r->n_iv) + 1, why);
+	return 0;
+}
+
+void lat_saved_run_free(struct lat_saved_run *r)
+{
+	rebuilt_free(r);
+	lat_snap_free(&r->snap);
+	saved_free(r);
+}
+
 int lat_report_main(int argc, char **argv, int sub)
 {
 	static const struct option lo[] = {
@@ -464,8 +495,8 @@ int lat_report_main(int argc, char **argv, int sub)
 		{ 0 },
 	};
 	struct lat_saved_run r = { 0 };
-	struct lat_sink *text;
-	const char *html = NULL, *why = NULL;
+	struct lat_sink *text = NULL;
+	const char *html = NULL;
 	int c, err;
 
 	optind = sub;
@@ -486,25 +517,14 @@ int lat_report_main(int argc, char **argv, int sub)
 		fputs(usage_text, stderr);
 		return -EINVAL;
 	}
-	r.path = argv[optind];
-	err = load(&r);
-	text = err ? NULL : lat_text_sink_new(stdout, NULL, false);
-	if (!err && !text)
+	err = lat_saved_run_load(&r, argv[optind]);
+	if (!err && !(text = lat_text_sink_new(stdout, NULL, false)))
 		err = -ENOMEM;
-	/* the layout is the final record's, and every record is read with it */
-	if (!err && (why = layout_bad(json_object_get(json_object_get(r.final, "layout"),
-						     "nodes"))))
-		err = refuse(r.path, r.n_iv + 1, why);
 	/* the intervals first, as the run saw them: the summary's heat maps */
-	for (size_t i = 0; !err && i < r.n_iv; i++) {
-		if (rebuild(&r, r.iv[i], &why))
-			err = refuse(r.path, i + 1, why);
-		else
+	for (size_t i = 0; !err && i < r.n_iv; i++)
+		if (!(err = lat_saved_run_snap(&r, i)))
 			err = text->ops->interval(text, &r.snap);
-	}
-	if (!err && rebuild(&r, r.final, &why))
-		err = refuse(r.path, r.n_iv + 1, why);
-	if (!err)
+	if (!err && !(err = lat_saved_run_snap(&r, r.n_iv)))
 		err = text->ops->final(text, &r.snap);
 	if (text)
 		text->ops->free(text);
@@ -514,8 +534,6 @@ int lat_report_main(int argc, char **argv, int sub)
 		if (!err && html)
 			err = write_html(&r, html);
 	}
-	rebuilt_free(&r);
-	lat_snap_free(&r.snap);
-	saved_free(&r);
+	lat_saved_run_free(&r);
 	return err;
 }

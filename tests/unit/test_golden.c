@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Every renderer against a recorded run (tests/golden/run.json.gz, a real
+ * `latbpf --json` run of the demo, loopback TCP, page touches and a sleeper
+ * with a hostile name, --per-thread --per-cpu --baseline): each interval
+ * record and the final one are rebuilt into the snapshot the run published
+ * and fed to the plain text blocks and summary, the JSON writer, the .hlog
+ * writer, the Prometheus exposition, the one-screen view at 120x40 (UTF-8)
+ * and 80x24 (ASCII), and the HTML page. The bytes must equal the golden
+ * files beside the run (gzip'd): what refactoring the code may not change.
+ *
+ * GOLDEN_UPDATE=1 writes the golden files anew (when an output changes on
+ * purpose: say why in the commit).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "tap.h"
+#include "lat.h"
+#include "report.h"
+#include "screen.h"
+
+#define DIR "tests/golden/"
+
+struct out {
+	const char *name;
+	char *buf;
+	size_t len;
+	FILE *f;
+};
+
+/* a file, gzip'd or not (zlib reads both) */
+static char *slurp(const char *path, size_t *len)
+{
+	gzFile f = gzopen(path, "rb");
+	char *b = NULL;
+	size_t cap = 0;
+	int n;
+
+	*len = 0;
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (*len + 65536 > cap) {
+			char *nb = realloc(b, cap = cap * 2 + 65536);
+
+			if (!nb)
+				break;
+			b = nb;
+		}
+		n = gzread(f, b + *len, (unsigned)(cap - *len));
+		if (n <= 0)
+			break;
+		*len += (size_t)n;
+	}
+	gzclose(f);
+	return b;
+}
+
+static bool spill(const char *path, const char *buf, size_t len, const char *mode)
+{
+	gzFile f = gzopen(path, mode);
+	bool ok = f && gzwrite(f, buf, (unsigned)len) == (int)len;
+
+	return f && !gzclose(f) && ok;
+}
+
+/* equal to the golden file, or where they part (line, and both lines) */
+static void judge(const struct out *o)
+{
+	char path[256];
+	size_t glen, i, line = 1, at = 0;
+	char *g;
+
+	snprintf(path, sizeof(path), DIR "%s.gz", o->name);
+	if (getenv("GOLDEN_UPDATE")) {
+		ok(spill(path, o->buf, o->len, "wb9"), "%s written anew (%zu bytes)", o->name,
+		   o->len);
+		return;
+	}
+	g = slurp(path, &glen);
+	for (i = 0; g && i < o->len && i < glen && o->buf[i] == g[i]; i++)
+		if (g[i] == '\n') {
+			line++;
+			at = i + 1;
+		}
+	if (g && i == o->len && i == glen) {
+		ok(1, "%s: byte-identical (%zu bytes)", o->name, o->len);
+	} else {
+		ok(0, "%s: differs from line %zu (%zu bytes, golden %zu)", o->name, line,
+		   o->len, glen);
+		if (g)
+			printf("# golden: %.*s\n# now:    %.*s\n",
+			       (int)strcspn(g + at, "\n"), g + at,
+			       (int)strcspn(o->buf + at, "\n"), o->buf + at);
+	}
+	free(g);
+}
+
+static void screen(FILE *f, const struct lat_snap *s, int cols, int rows, bool utf8)
+{
+	struct lat_screen v = { .cols = cols, .rows = rows, .utf8 = utf8, .live = true,
+				.provenance = true };
+
+	fprintf(f, "==== interval %ld%s, %dx%d\n", s->interval, s->final ? " (final)" : "",
+		cols, rows);
+	lat_screen_render(f, s, NULL, &v);
+	v.run = true;
+	v.focus = 1;
+	fprintf(f, "==== the same, whole run, family 1 in full\n");
+	lat_screen_render(f, s, NULL, &v);
+}
+
+int main(void)
+{
+	struct out o[] = {
+		{ .name = "text.txt" }, { .name = "json.ndjson" }, { .name = "prom.txt" },
+		{ .name = "screen.txt" },
+		{ .name = "html.html" }, { .name = "hlog.hlog" },
+	};
+	enum { TEXT, JSON, PROM, SCREEN, HTML, HLOG, N };
+	char hlog_path[] = "/tmp/latbpf-golden-XXXXXX";
+	char run_path[] = "/tmp/latbpf-golden-run-XXXXXX";
+	struct lat_saved_run r;
+	struct lat_sink *k[3];
+	size_t rlen;
+	char *run;
+	int fd, err;
+
+	/* dates in the .hlog header and the page are UTC anyway; be sure */
+	setenv("TZ", "UTC", 1);
+	for (int i = 0; i < N; i++)
+		o[i].f = open_memstream(&o[i].buf, &o[i].len);
+	fd = mkstemp(hlog_path);
+	ok(fd >= 0, "a scratch file for the .hlog");
+	close(fd);
+	/* the run as latbpf wrote it, out of its gzip for report's reader */
+	fd = mkstemp(run_path);
+	close(fd);
+	run = slurp(DIR "run.json.gz", &rlen);
+	ok(run && spill(run_path, run, rlen, "wbT"), "the recorded run: %zu bytes", rlen);
+	free(run);
+	err = lat_saved_run_load(&r, run_path);
+	unlink(run_path);
+	r.path = DIR "run.json";	/* the page names it */
+	ok(!err && r.n_iv >= 3, "it reads back: %zu intervals", r.n_iv);
+	if (err)
+		return done_testing();
+	k[0] = lat_text_sink_new(o[TEXT].f, NULL, true);
+	k[1] = lat_json_sink_new(o[JSON].f, "golden.json");
+	k[2] = lat_hlog_sink_new(hlog_path, 1795600000.25);
+	ok(k[0] && k[1] && k[2], "the text, JSON and .hlog sinks start");
+	for (size_t i = 0; i <= r.n_iv; i++) {
+		bool final = i == r.n_iv;
+		size_t plen;
+		char *p;
+
+		err = lat_saved_run_snap(&r, i);
+		if (err) {
+			ok(0, "record %zu rebuilds", i + 1);
+			break;
+		}
+		for (int j = 0; j < 3; j++)
+			err |= final ? k[j]->ops->final(k[j], &r.snap) :
+				       k[j]->ops->interval(k[j], &r.snap);
+		p = lat_prom_render(&r.snap, &plen);
+		fprintf(o[PROM].f, "==== record %zu\n", i + 1);
+		if (p)
+			fwrite(p, 1, plen, o[PROM].f);
+		free(p);
+		screen(o[SCREEN].f, &r.snap, 120, 40, true);
+		screen(o[SCREEN].f, &r.snap, 80, 24, false);
+	}
+	ok(!err, "every sink took every record");
+	/* the JSON sink closes its file */
+	for (int j = 0; j < 3; j++)
+		k[j]->ops->free(k[j]);
+	o[JSON].f = NULL;
+	ok(!lat_report_html(o[HTML].f, &r), "the HTML page is written");
+	for (int i = 0; i < N; i++)
+		if (o[i].f)
+			fclose(o[i].f);
+	free(o[HLOG].buf);
+	o[HLOG].buf = slurp(hlog_path, &o[HLOG].len);
+	unlink(hlog_path);
+	for (int i = 0; i < N; i++) {
+		judge(&o[i]);
+		free(o[i].buf);
+	}
+	lat_saved_run_free(&r);
+	return done_testing();
+}
