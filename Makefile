@@ -29,7 +29,10 @@ endif
 
 WARN := -Wall -Wextra -Werror -Wno-unused-parameter
 CFLAGS ?= -O2 -g
-LAT_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -MMD -MP -Iinclude -Isrc -I$(O) \
+# src/<layer>/ as include paths too while the includes are still written
+# without their folder
+LAYER_INC := -Isrc/core -Isrc/families -Isrc/output -Isrc/cli
+LAT_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -MMD -MP -Iinclude -Isrc $(LAYER_INC) -I$(O) \
 	-DLATBPF_VERSION='"$(VERSION)"' -DLATBPF_COMMIT='"$(COMMIT)"' -D_GNU_SOURCE
 LDLIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lz -lm -lpthread -ldl \
 	$(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
@@ -39,7 +42,7 @@ LDLIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) 
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	-Wno-unused-function -Ivmlinux/$(ARCH) -Iinclude -Ibpf -MMD -MP
 
-SRCS := $(filter-out src/main.c,$(wildcard src/*.c src/bench/*.c))
+SRCS := $(filter-out src/main.c,$(wildcard src/*/*.c))
 OBJS := $(SRCS:src/%.c=$(O)/src/%.o)
 SKELS := $(BPF_OBJS:%=$(O)/%.skel.h)
 # BPF objects that are not families: tools with their own skeleton
@@ -79,8 +82,9 @@ $(O)/families.h: Makefile | $(O)
 # 64-byte line each, so where the code lands does not rank them
 $(O)/src/bench/call.o: LAT_CFLAGS += -falign-loops=64
 
-$(O)/src/%.o: src/%.c $(SKELS) $(O)/families.h | $(O)/src/bench
+$(O)/src/%.o: src/%.c $(SKELS) $(O)/families.h
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(LAT_CFLAGS) -c $< -o $@
 
 $(O)/latbpf: $(O)/src/main.o $(OBJS)
@@ -95,7 +99,7 @@ $(O)/tests/%.t: tests/unit/%.c $(OBJS) | $(O)/tests
 # The fuzz test runs the parsers it feeds under ASan and UBSan: its own
 # copies of their objects, the rest as built.
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_SRCS := src/opts.c src/escape.c src/provenance.c src/bench/run.c
+FUZZ_SRCS := src/cli/opts.c src/core/escape.c src/core/provenance.c src/bench/run.c
 # (its generator, argfuzz.h, named: the .d of a multi-source build lacks it)
 $(O)/tests/test_fuzz_opts.t: tests/unit/test_fuzz_opts.c $(FUZZ_SRCS) tests/unit/argfuzz.h \
 		$(filter-out $(FUZZ_SRCS:src/%.c=$(O)/src/%.o),$(OBJS)) | $(O)/tests
@@ -110,7 +114,7 @@ $(O)/tools/floor: tools/floor.c $(O)/floor.skel.h | $(O)/tools
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(LAT_CFLAGS) $< -o $@ $(LDLIBS)
 
-$(O) $(O)/bpf $(O)/src $(O)/src/bench $(O)/tests $(O)/tools:
+$(O) $(O)/bpf $(O)/tests $(O)/tools:
 	$(Q)mkdir -p $@
 
 run: deps
@@ -154,4 +158,4 @@ vmlinux:
 clean:
 	rm -rf $(O)
 
--include $(wildcard $(O)/bpf/*.d $(O)/src/*.d $(O)/src/bench/*.d $(O)/tests/*.d $(O)/tools/*.d)
+-include $(wildcard $(O)/bpf/*.d $(O)/src/*.d $(O)/src/*/*.d $(O)/tests/*.d $(O)/tools/*.d)

@@ -19,7 +19,7 @@ if [ "$(uname -m)" = x86_64 ]; then
 	for src in src/bench/*.c; do
 		clang --target=aarch64-linux-gnu -isystem /usr/aarch64-linux-gnu/include -O2 \
 			-Wall -Wextra -Werror -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
-			-Iinclude -Isrc -DLATBPF_VERSION='"t"' -DLATBPF_COMMIT='"t"' \
+			-Iinclude -Isrc -Isrc/core -Isrc/output -DLATBPF_VERSION='"t"' -DLATBPF_COMMIT='"t"' \
 			-c "$src" -o "$T/arm64-$(basename "$src" .c).o" 2>"$T/err"
 		ok $? "$src builds for arm64"
 		[ -s "$T/err" ] && diag "$(cat "$T/err")"

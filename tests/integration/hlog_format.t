@@ -22,9 +22,10 @@ done
 	cannot_run "hdr-histogram-js is missing from tests/hlog/npm (tools/install-deps.sh)"
 
 timeout 120 gcc -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter -D_GNU_SOURCE \
-	-I"$ROOT/include" -I"$ROOT/src" "$ROOT/tests/hlog/hlog_gen.c" "$ROOT/src/hlog.c" \
-	"$ROOT/src/hist.c" -lz -lm -o "$T/hlog_gen" 2>"$T/gcc.err"
-ok $? "hlog_gen builds with src/hlog.c and src/hist.c ($(head -c 300 "$T/gcc.err"))"
+	-I"$ROOT/include" -I"$ROOT/src" -I"$ROOT/src/core" -I"$ROOT/src/output" \
+	"$ROOT/tests/hlog/hlog_gen.c" "$ROOT/src/output/hlog_format.c" \
+	"$ROOT/src/core/hist.c" -lz -lm -o "$T/hlog_gen" 2>"$T/gcc.err"
+ok $? "hlog_gen builds with src/output/hlog_format.c and src/core/hist.c ($(head -c 300 "$T/gcc.err"))"
 timeout 60 "$T/hlog_gen" "$T/a.hlog" 1 >"$T/expect"
 ok $? "hlog_gen writes a log of known histograms"
 nlines=$(awk '$1 == "lines" { print $2 }' "$T/expect")

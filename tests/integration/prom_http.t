@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The --prometheus endpoint (src/http.c), without root and without latbpf:
+# The --prometheus endpoint (src/output/http.c), without root and without latbpf:
 # tests/httpserve publishes from a stand-in poll loop, curl checks the
 # protocol, tests/httpfuzz abuses it; after that the server must be alive,
 # answer at once, never have stalled its publisher, and not have grown.
@@ -12,9 +12,9 @@ installed() { command -v "$1" >/dev/null; }
 for tool in gcc curl timeout awk sort tail; do
 	check "$tool is installed" installed "$tool"
 done
-CFLAGS_T="-std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -D_GNU_SOURCE -Iinclude -Isrc"
+CFLAGS_T="-std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -D_GNU_SOURCE -Iinclude -Isrc -Isrc/core -Isrc/output"
 # shellcheck disable=SC2086
-check "httpserve builds" timeout 120 gcc $CFLAGS_T tests/httpserve.c src/http.c src/escape.c \
+check "httpserve builds" timeout 120 gcc $CFLAGS_T tests/httpserve.c src/output/http.c src/core/escape.c \
 	-o "$T/httpserve" -lmicrohttpd -lpthread
 # shellcheck disable=SC2086
 check "httpfuzz builds" timeout 120 gcc $CFLAGS_T tests/httpfuzz.c -o "$T/httpfuzz" -lpthread
