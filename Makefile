@@ -6,12 +6,11 @@ PREFIX ?= /usr/local
 VERSION := 0.1.0
 COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 
-# A new probe family is one bpf/X.bpf.c, one src/X.c and one word in both
-# lists; a family riding on the scheduler tracepoints (hiccup) is a
-# bpf/X.bpf.h that bpf/sched.bpf.c includes, and a word in FAMILIES only.
-# target is no family: it follows the processes a target starts.
-FAMILIES := sched hiccup fault block tcp
-BPF_OBJS := sched block tcp target
+# Every bpf/X.bpf.c is an object with a skeleton; floor's is a tool's
+# (tools/floor.c), the others the families' and the target filter's. The
+# families themselves are listed in src/families/registry.c.
+TOOL_SKELS := floor
+BPF_OBJS := $(filter-out $(TOOL_SKELS),$(patsubst bpf/%.bpf.c,%,$(wildcard bpf/*.bpf.c)))
 
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
 	-e 's/ppc64le/powerpc/' -e 's/riscv64/riscv/' -e 's/s390x/s390/')
@@ -29,10 +28,8 @@ endif
 
 WARN := -Wall -Wextra -Werror -Wno-unused-parameter
 CFLAGS ?= -O2 -g
-# src/<layer>/ as include paths too while the includes are still written
-# without their folder
-LAYER_INC := -Isrc/core -Isrc/families -Isrc/output -Isrc/cli
-LAT_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -MMD -MP -Iinclude -Isrc $(LAYER_INC) -I$(O) \
+
+LAT_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -MMD -MP -Iinclude -Isrc -I$(O) \
 	-DLATBPF_VERSION='"$(VERSION)"' -DLATBPF_COMMIT='"$(COMMIT)"' -D_GNU_SOURCE
 LDLIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lz -lm -lpthread -ldl \
 	$(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
@@ -45,8 +42,6 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror 
 SRCS := $(filter-out src/main.c,$(wildcard src/*/*.c))
 OBJS := $(SRCS:src/%.c=$(O)/src/%.o)
 SKELS := $(BPF_OBJS:%=$(O)/%.skel.h)
-# BPF objects that are not families: tools with their own skeleton
-TOOL_SKELS := floor
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(O)/tests/%.t,$(wildcard tests/unit/*.c))
 TOOLS := $(patsubst tools/%.c,$(O)/tools/%,$(wildcard tools/*.c))
 
@@ -72,17 +67,11 @@ $(O)/%.skel.h: $(O)/bpf/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
-# The module registry is generated from FAMILIES, so adding a family does not
-# touch main.c.
-$(O)/families.h: Makefile | $(O)
-	$(call msg,GEN,$@)
-	$(Q){ for f in $(FAMILIES); do echo "LAT_FAMILY($$f)"; done; } > $@
-
 # call_0..7 differ by a cycle or two: their loops and callees start on a
 # 64-byte line each, so where the code lands does not rank them
 $(O)/src/bench/call.o: LAT_CFLAGS += -falign-loops=64
 
-$(O)/src/%.o: src/%.c $(SKELS) $(O)/families.h
+$(O)/src/%.o: src/%.c $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(LAT_CFLAGS) -c $< -o $@

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "http.h"
+#include "output/http.h"
 
 static volatile sig_atomic_t stop, report;
 

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <time.h>
-#include "lat.h"
+#include "core/snap.h"
 
 /* The clock every benchmark times with. When the counter cannot be trusted
  * (not invariant, unknown architecture, or LATBPF_BENCH_CLOCK=clock_gettime)

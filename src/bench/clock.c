@@ -12,6 +12,7 @@
 #include <sys/klog.h>
 #include <unistd.h>
 #include "bench/bench.h"
+#include "core/proc.h"
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bench/bench.h"
+#include "core/escape.h"
+#include "core/hist.h"
 
 enum jkind { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
 

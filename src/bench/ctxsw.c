@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "bench/bench.h"
+#include "core/hist.h"
 
 #define WARMUP 200
 #define MAX_SAMPLES 200000

@@ -13,6 +13,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 #include "bench/bench.h"
+#include "core/escape.h"
+#include "core/proc.h"
+#include "core/snap.h"
 
 /* whole CPU seconds are USER_HZ ticks in /proc/stat */
 static double user_hz(void)

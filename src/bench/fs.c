@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "bench/bench.h"
+#include "core/hist.h"
 
 #define BLK 4096		/* fs_read, fs_contention: one pread */
 #define CBLK (64 << 10)		/* fs_cache: one pread */

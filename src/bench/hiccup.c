@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include "bench/bench.h"
+#include "core/hist.h"
 
 struct meter {
 	int cpu;

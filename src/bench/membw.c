@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "bench/bench.h"
+#include "core/hist.h"
 
 #define BLOCK (1UL << 20)
 #define MIB (1UL << 20)

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "bench/bench.h"
+#include "core/hist.h"
 
 #define LINE 64
 #define MIN_LOG2 12	/* 4 KiB */

@@ -16,7 +16,16 @@
 #include <string.h>
 #include <unistd.h>
 #include "bench/bench.h"
-#include "hlog.h"
+#include "core/escape.h"
+#include "core/fmt.h"
+#include "core/hist.h"
+#include "core/parse.h"
+#include "core/proc.h"
+#include "core/provenance.h"
+#include "core/snap.h"
+#include "output/bench_table.h"
+#include "output/hlog_format.h"
+#include "output/json.h"
 
 #define S 1000000000ULL
 
@@ -892,7 +901,7 @@ int lat_bench_main(int argc, char **argv)
 			return -EINVAL;
 		}
 	}
-	prov = lat_provenance_new(argc, argv, NULL);
+	prov = lat_provenance_new(argc, argv, 0, NULL);
 	if (!prov) {
 		err = -ENOMEM;
 		goto out;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The distinct-key sketch of distinct.h. */
 #include <math.h>
-#include "distinct.h"
+#include "core/distinct.h"
 
 /* a 64-bit mix (the splitmix64 finaliser): keys that differ in one bit
  * (adjacent pids) land far apart */

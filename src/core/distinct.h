@@ -12,8 +12,8 @@
  * latbpf counts the hiccup family's distinct intruders with it once the
  * loader has summed some into "(others)" and forgotten their keys.
  */
-#ifndef LATBPF_DISTINCT_H
-#define LATBPF_DISTINCT_H
+#ifndef LATBPF_CORE_DISTINCT_H
+#define LATBPF_CORE_DISTINCT_H
 
 #include <linux/types.h>
 

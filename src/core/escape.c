@@ -6,7 +6,7 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "lat.h"
+#include "core/escape.h"
 
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 if it is not one:
  * no overlong forms, no surrogates, nothing above U+10FFFF. */

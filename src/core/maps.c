@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Reading BPF maps from user space: the one drain loop; what the kernel
- * says it did not run; and what libbpf said when a load failed. */
+/* Reading BPF maps from user space (maps.h): the one walk of a map, batched
+ * deletes, the generation drain and the fold into "(others)", what the
+ * kernel says it did not run, and the tables families keep per key. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,7 +9,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "lat.h"
+#include "core/maps.h"
 
 /*
  * Calls fn(key, value, ctx) for every entry of the hash map fd, with the
@@ -212,88 +213,77 @@ __u64 lat_prog_misses(const struct bpf_object *obj)
 	return n;
 }
 
-/* What libbpf last said went wrong, for the messages of a failed load: its
- * first warning since lat_libbpf_reset() and the verifier's last word. */
-static char libbpf_first[160], libbpf_verifier[160], libbpf_last_log[160];
-static bool libbpf_in_log;
 
-void lat_libbpf_reset(void)
+int lat_gen_seen(struct lat_gen_drain *d, const void *key, __u32 key_gen)
 {
-	libbpf_first[0] = libbpf_verifier[0] = libbpf_last_log[0] = '\0';
-	libbpf_in_log = false;
-}
+	if (key_gen == d->gen)
+		return 1;
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 64;
+		void *g = realloc(d->gone, cap * d->key_size);
 
-const char *lat_libbpf_why(char *buf, size_t len)
-{
-	if (!libbpf_first[0])
-		return "";
-	if (libbpf_verifier[0])
-		snprintf(buf, len, "%s (verifier: %s)", libbpf_first, libbpf_verifier);
-	else
-		snprintf(buf, len, "%s", libbpf_first);
-	return buf;
-}
-
-/* one line of libbpf's output, untrusted as any kernel string */
-static void libbpf_keep(char *dst, size_t len, const char *line)
-{
-	if (!strncmp(line, "libbpf: ", 8))
-		line += 8;
-	snprintf(dst, len, "%.*s", (int)strcspn(line, "\n"), line);
-	for (char *c = dst; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			*c = ' ';
-}
-
-/* the verifier's last word in text..end: its last line that is not its
- * statistics ("processed N insns ...", "verification time ...") */
-static void libbpf_last_line(char *dst, size_t dlen, char *text, char *end)
-{
-	char *start;
-
-	for (;;) {
-		while (end > text && (end[-1] == '\n' || end[-1] == ' '))
-			end--;
-		*end = '\0';
-		if (end == text)
-			return;
-		start = strrchr(text, '\n');
-		start = start ? start + 1 : text;
-		if (strncmp(start, "processed ", 10) && strncmp(start, "verification time", 17)) {
-			libbpf_keep(dst, dlen, start);
-			return;
-		}
-		end = start;
+		if (!g)
+			return -ENOMEM;
+		d->gone = g;
+		d->cap = cap;
 	}
+	memcpy((char *)d->gone + d->n++ * d->key_size, key, d->key_size);
+	return 0;
 }
 
-void lat_libbpf_note(enum libbpf_print_level level, const char *fmt, va_list ap)
+__u32 lat_gen_flip(struct lat_gen_drain *d, int fd)
 {
-	static const char begin[] = "-- BEGIN PROG LOAD LOG --", end[] = "-- END PROG LOAD LOG --";
-	char *line = NULL, *b, *e;
-	va_list copy;
-
-	va_copy(copy, ap);
-	if (level == LIBBPF_WARN && vasprintf(&line, fmt, copy) < 0)
-		line = NULL;
-	va_end(copy);
-	if (line) {
-		/* the verifier's log comes between these markers, in one call
-		 * or in several; its last line says why it refused */
-		b = strstr(line, begin);
-		e = strstr(b ? b : line, end);
-		if (b || libbpf_in_log) {
-			char *body = b ? b + sizeof(begin) - 1 : line;
-
-			libbpf_last_line(libbpf_last_log, sizeof(libbpf_last_log), body,
-					 e ? e : body + strlen(body));
-			libbpf_in_log = !e;
-			if (e && !libbpf_verifier[0])
-				snprintf(libbpf_verifier, sizeof(libbpf_verifier), "%s",
-					 libbpf_last_log);
-		} else if (!libbpf_first[0]) {
-			libbpf_keep(libbpf_first, sizeof(libbpf_first), line);
-		}
-		free(line);
-	}
+	lat_map_delete_keys(fd, d->gone, d->n, d->key_size);
+	d->n = 0;
+	return d->gen ^= 1;
 }
+
+void lat_gen_free(struct lat_gen_drain *d)
+{
+	free(d->gone);
+	d->gone = NULL;
+	d->n = d->cap = 0;
+}
+
+struct pick {
+	const void *item;
+	__u64 w;
+};
+
+static int cmp_pick(const void *a, const void *b)
+{
+	const struct pick *x = a, *y = b;
+
+	if (x->w != y->w)
+		return x->w < y->w ? -1 : 1;
+	return (x->item > y->item) - (x->item < y->item);
+}
+
+long lat_fold_pick(const void *items, size_t n, size_t size, size_t keep,
+		   bool (*eligible)(const void *item), __u64 (*weight)(const void *item),
+		   const void ***out)
+{
+	size_t i, k = 0, want = n > keep ? n - keep : 0;
+	struct pick *p;
+
+	*out = NULL;
+	if (!want)
+		return 0;
+	if (!(p = malloc(n * sizeof(*p))) || !(*out = malloc(want * sizeof(**out)))) {
+		free(p);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		const void *it = (const char *)items + i * size;
+
+		if (!eligible || eligible(it))
+			p[k++] = (struct pick){ it, weight(it) };
+	}
+	qsort(p, k, sizeof(*p), cmp_pick);
+	want = want < k ? want : k;
+	for (i = 0; i < want; i++)
+		(*out)[i] = p[i].item;
+	free(p);
+	return (long)want;
+}
+

@@ -6,8 +6,13 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
-#include "lat.h"
-#include "target.h"
+#include "core/provenance.h"
+#include "core/cpulist.h"
+#include "core/escape.h"
+#include "core/fmt.h"
+#include "core/proc.h"
+#include "core/snap.h"
+#include "core/target.h"
 
 #define MAX_PROBES 8
 
@@ -19,7 +24,8 @@ struct lat_provenance {
 	int cpus;
 	int argc;
 	char **argv;
-	const struct lat_opts *opts;
+	__u64 interval_ns;
+	cpu_set_t watch;	/* --cpus */
 	const struct lat_tgt *tgt;	/* what is traced; NULL: whole system */
 	char pid_cgroup[512];	/* the first pid's cgroup v2 path, raw */
 	const char *probe_name[MAX_PROBES];
@@ -27,54 +33,22 @@ struct lat_provenance {
 	int nprobes;
 };
 
-bool lat_read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	bool ok;
-
-	buf[0] = '\0';
-	if (!f)
-		return false;
-	ok = fgets(buf, (int)len, f) != NULL;
-	buf[strcspn(buf, "\n")] = '\0';
-	fclose(f);
-	return ok;
-}
-
 /* model name and the TSC-related flags from /proc/cpuinfo */
 static void read_cpuinfo(struct lat_provenance *p)
 {
 	static const char *const tsc[] = { "tsc", "rdtscp", "constant_tsc",
 					   "nonstop_tsc", "tsc_known_freq",
 					   "tsc_reliable" };
-	char line[4096], *v, *tok, *save;
-	bool flags_done = false;
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	size_t i;
+	char flags[4096];
 
-	strcpy(p->cpu_model, "unknown");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		v = strchr(line, ':');
-		if (!v)
-			continue;
-		for (v++; *v == ' '; v++)
-			;
-		if (!strncmp(line, "model name", 10) && !strcmp(p->cpu_model, "unknown"))
-			snprintf(p->cpu_model, sizeof(p->cpu_model), "%s", v);
-		if (!strncmp(line, "flags", 5) && !flags_done) {
-			flags_done = true;
-			for (tok = strtok_r(v, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
-				for (i = 0; i < sizeof(tsc) / sizeof(tsc[0]); i++)
-					if (!strcmp(tok, tsc[i])) {
-						strcat(p->tsc_flags, p->tsc_flags[0] ? " " : "");
-						strcat(p->tsc_flags, tok);
-					}
+	if (!lat_proc_field("/proc/cpuinfo", "model name", p->cpu_model, sizeof(p->cpu_model)))
+		strcpy(p->cpu_model, "unknown");
+	lat_proc_field("/proc/cpuinfo", "flags", flags, sizeof(flags));
+	for (size_t i = 0; i < sizeof(tsc) / sizeof(tsc[0]); i++)
+		if (lat_has_word(flags, tsc[i])) {
+			strcat(p->tsc_flags, p->tsc_flags[0] ? " " : "");
+			strcat(p->tsc_flags, tsc[i]);
 		}
-	}
-	fclose(f);
 }
 
 const char *lat_provenance_tsc_flags(const struct lat_provenance *p)
@@ -82,8 +56,8 @@ const char *lat_provenance_tsc_flags(const struct lat_provenance *p)
 	return p->tsc_flags;
 }
 
-struct lat_provenance *lat_provenance_new(int argc, char **argv,
-					  const struct lat_opts *o)
+struct lat_provenance *lat_provenance_new(int argc, char **argv, __u64 interval_ns,
+					  const cpu_set_t *watch)
 {
 	struct lat_provenance *p = calloc(1, sizeof(*p));
 	struct utsname u;
@@ -94,7 +68,9 @@ struct lat_provenance *lat_provenance_new(int argc, char **argv,
 		return NULL;
 	p->argc = argc;
 	p->argv = argv;
-	p->opts = o;
+	p->interval_ns = interval_ns;
+	if (watch)
+		p->watch = *watch;
 	if (uname(&u) == 0)
 		snprintf(p->kernel, sizeof(p->kernel), "%s", u.release);
 	read_cpuinfo(p);
@@ -157,22 +133,6 @@ void lat_provenance_set_probe(struct lat_provenance *p, const char *name,
 	p->probe_status[i] = strdup(status);
 }
 
-/* Is `word` one of the space-separated words of `list`? */
-bool lat_has_word(const char *list, const char *word)
-{
-	const char *s = list;
-	size_t n = strlen(word);
-
-	if (!n)
-		return false;	/* strstr finds "" everywhere, and s would not move */
-	while ((s = strstr(s, word))) {
-		if ((s == list || s[-1] == ' ') && (s[n] == ' ' || !s[n]))
-			return true;
-		s += n;
-	}
-	return false;
-}
-
 static bool has_flag(const struct lat_provenance *p, const char *flag)
 {
 	return lat_has_word(p->tsc_flags, flag);
@@ -217,7 +177,7 @@ void lat_provenance_publish(const struct lat_provenance *p, struct lat_snap *s,
 	lat_pub_end(s);
 	lat_pub_str(s, "start", p->start);
 	lat_pub_real(s, "duration_s", elapsed_ns / 1e9, 3);
-	lat_pub_real(s, "interval_s", p->opts->interval_ns / 1e9, 3);
+	lat_pub_real(s, "interval_s", p->interval_ns / 1e9, 3);
 	lat_pub_obj(s, "target", NULL);
 	{
 		static const struct lat_tgt none;
@@ -235,10 +195,10 @@ void lat_provenance_publish(const struct lat_provenance *p, struct lat_snap *s,
 			lat_pub_str(s, NULL, g->cg_path[i]);
 		lat_pub_end(s);
 		lat_pub_bool(s, "children", g->follow);
-		if (CPU_COUNT(&p->opts->watch)) {
+		if (CPU_COUNT(&p->watch)) {
 			char l[256];
 
-			lat_pub_str(s, "cpus", lat_fmt_cpulist(l, sizeof(l), &p->opts->watch));
+			lat_pub_str(s, "cpus", lat_fmt_cpulist(l, sizeof(l), &p->watch));
 		}
 		lat_pub_str(s, "comm", g->comm);
 		if (p->pid_cgroup[0])
@@ -309,11 +269,11 @@ void lat_provenance_text(const struct lat_provenance *p, FILE *f, __u64 elapsed_
 		lat_term_str(cg, sizeof(cg), g->cg_path[i]);
 		fprintf(f, "%scgroup %s", i || g->npids || g->ntids ? ", " : "", cg);
 	}
-	if (CPU_COUNT(&p->opts->watch)) {
+	if (CPU_COUNT(&p->watch)) {
 		char l[256];
 
-		fprintf(f, ", watching CPU%s %s", CPU_COUNT(&p->opts->watch) > 1 ? "s" : "",
-			lat_fmt_cpulist(l, sizeof(l), &p->opts->watch));
+		fprintf(f, ", watching CPU%s %s", CPU_COUNT(&p->watch) > 1 ? "s" : "",
+			lat_fmt_cpulist(l, sizeof(l), &p->watch));
 	}
 	if (p->away && CPU_COUNT(&p->away->avoid)) {
 		char pin[128], on[128];

@@ -18,7 +18,10 @@
 #include <unistd.h>
 #include <linux/magic.h>
 #include <bpf/bpf.h>
-#include "target.h"
+#include "core/escape.h"
+#include "core/maps.h"
+#include "core/run.h"
+#include "core/target.h"
 #include "target.skel.h"
 
 enum { TBITS, PBITS, FBITS };	/* g->bits: by tid, by tgid, by tgid */
@@ -92,7 +95,7 @@ static int resolve(struct lat_tgt *g, const char *arg, const char *root)
 	return 0;
 }
 
-int lat_scope_init(struct lat_tgt *g, const struct lat_opts *o)
+int lat_scope_init(struct lat_tgt *g, const struct lat_target_spec *o)
 {
 	char root[4096], *list, *save = NULL, *p;
 	bool have_root = cgroup2_mount(root, sizeof(root));

@@ -17,6 +17,7 @@
  * and closing it at exit leaves them as they were (on, if someone else had
  * turned them on too).
  */
+#include <stdio.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -24,7 +25,10 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
-#include "self.h"
+#include "core/self.h"
+#include "core/clock.h"
+#include "core/proc.h"
+#include "core/snap.h"
 
 static __u64 cpu_ns(void)
 {
@@ -52,22 +56,11 @@ static const char *fd_kind(int fd)
 /* a "name:\tvalue" line of /proc/self/fdinfo/fd */
 static __u64 fdinfo_value(int fd, const char *name)
 {
-	char path[48], line[128];
-	size_t len = strlen(name);
-	__u64 v = 0;
-	FILE *f;
+	unsigned long long v;
+	char path[48];
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, len) && line[len] == ':') {
-			v = strtoull(line + len + 1, NULL, 10);
-			break;
-		}
-	fclose(f);
-	return v;
+	return lat_proc_u64(path, name, &v) ? v : 0;
 }
 
 /* The program's whole name: the kernel keeps 15 characters
@@ -163,18 +156,11 @@ static void read_fds(struct lat_self *s)
 static void rss_bytes(__u64 *rss, __u64 *peak)
 {
 	unsigned long long kib;
-	char line[128];
-	FILE *f = fopen("/proc/self/status", "re");
 
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "VmRSS: %llu kB", &kib) == 1)
-			*rss = kib * 1024;
-		else if (sscanf(line, "VmHWM: %llu kB", &kib) == 1)
-			*peak = kib * 1024;
-	}
-	fclose(f);
+	if (lat_proc_u64("/proc/self/status", "VmRSS", &kib))
+		*rss = kib * 1024;
+	if (lat_proc_u64("/proc/self/status", "VmHWM", &kib))
+		*peak = kib * 1024;
 }
 
 void lat_self_init(struct lat_self *s, bool bpf_stats)

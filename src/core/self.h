@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* self.c: latbpf's own cost, for the "self" object (DESIGN.md) */
-#ifndef LATBPF_SELF_H
-#define LATBPF_SELF_H
+/* latbpf's own cost, for the "self" object (self.c; DESIGN.md). */
+#ifndef LATBPF_CORE_SELF_H
+#define LATBPF_CORE_SELF_H
 
-#include "lat.h"
+#include "core/snap.h"
 
 #define LAT_SELF_MAX_PROGS 64
 

@@ -11,12 +11,13 @@
  * points at the family's cumulative histogram and at the one from the poll
  * before, and a sink that wants the interval takes the difference.
  */
-#ifndef LATBPF_SNAP_H
-#define LATBPF_SNAP_H
+#ifndef LATBPF_CORE_SNAP_H
+#define LATBPF_CORE_SNAP_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include "latbpf/hist.h"
+#include "core/hist.h"
 
 enum lat_kind {
 	LAT_OBJ, LAT_LIST,
@@ -38,7 +39,7 @@ enum lat_unit { LAT_UNIT_NS, LAT_UNIT_BYTES, LAT_UNIT_TICKS };
 #define LAT_F_PROV	0x40	/* provenance, not a measurement */
 #define LAT_F_BREAKDOWN	0x80	/* list: its items break down totals published beside it */
 #define LAT_F_PACKED	0x100	/* hist: holds packed histograms (v.hp) */
-#define LAT_F_BRIEF	0x200	/* an item's column a narrow screen keeps (report_screen.c) */
+#define LAT_F_BRIEF	0x200	/* an item's column a narrow screen keeps (output/screen.c) */
 
 struct lat_node {
 	struct lat_node *next, *child, *last, *parent;
@@ -85,6 +86,14 @@ struct lat_snap {
 	 * sink (and a saved run's report) puts it at the same time */
 	long long wall_minus_mono_ns;
 };
+
+/* node flags by name, as the final record's "layout" names them (the JSON
+ * writes them, a saved run's reader reads them back) */
+struct lat_flag_name {
+	unsigned flag;
+	const char *name;
+};
+extern const struct lat_flag_name lat_layout_flags[];
 
 void lat_snap_reset(struct lat_snap *s);
 void lat_snap_free(struct lat_snap *s);

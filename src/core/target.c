@@ -16,7 +16,13 @@
 #include <sys/stat.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
-#include "target.h"
+#include "core/target.h"
+#include "core/clock.h"
+#include "core/cpulist.h"
+#include "core/escape.h"
+#include "core/parse.h"
+#include "core/proc.h"
+#include "core/run.h"
 
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL
@@ -49,19 +55,11 @@ static void read_comm(pid_t id, char *buf, size_t len)
 /* The thread group a tid belongs to, from /proc/TID/status; 0 if none. */
 pid_t lat_tgid_of(pid_t tid)
 {
-	char path[64], line[128];
-	pid_t tgid = 0;
-	FILE *f;
+	unsigned long long tgid;
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
+	return lat_proc_u64(path, "Tgid", &tgid) && tgid < 0x40000000 ? (pid_t)tgid : 0;
 }
 
 /* Whether execvp could find cmd, as it looks (PATH, or a path with a '/'):
@@ -130,15 +128,13 @@ static void raise_nofile(__u32 need)
 	}
 }
 
-int lat_tgt_init(struct lat_tgt *g, const struct lat_opts *o)
+/* --pid's processes and --tid's threads: each must exist, and is watched
+ * for its exit */
+static int take_ids(struct lat_tgt *g, const struct lat_target_spec *o)
 {
-	int go[2], ex[2], err;
 	__u32 i;
+	int err;
 
-	memset(g, 0, sizeof(*g));
-	g->go_fd = g->err_fd = -1;
-	if ((g->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0)
-		return -errno;
 	raise_nofile(o->n_pids + o->n_tids);
 	for (i = 0; i < o->n_pids; i++) {
 		pid_t p = (pid_t)o->pids[i];
@@ -175,36 +171,39 @@ int lat_tgt_init(struct lat_tgt *g, const struct lat_opts *o)
 	} else {
 		g->t.mode |= LAT_TARG_MAP;
 	}
-	if (!o->command)
-		return 0;
-	if ((err = findable(o->command[0]))) {
+	return 0;
+}
+
+/* Fork now so the probes can filter on the child's pid; it execs only once
+ * lat_tgt_start() closes go_fd, so nothing runs untraced. */
+static int fork_command(struct lat_tgt *g, char **command)
+{
+	int go[2], ex[2], err;
+
+	if ((err = findable(command[0]))) {
 		char q[LAT_ARG_MAX];
 
 		fprintf(stderr, "latbpf: cannot run '%s': %s\n",
-			lat_term_arg(q, sizeof(q), o->command[0]), strerror(-err));
+			lat_term_arg(q, sizeof(q), command[0]), strerror(-err));
 		return -ENOENT;
 	}
-
-	/* Fork now so the probes can filter on the child's pid; it execs only
-	 * once lat_tgt_start() closes go_fd, so nothing runs untraced. */
 	if (pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC))
 		return -errno;
 	g->child = fork();
 	if (g->child < 0)
 		return -errno;
 	if (g->child == 0) {
+		sigset_t none;
 		char c;
 
 		close(go[1]);
 		close(ex[0]);
-		sigset_t none;
-
 		/* latbpf blocks these for its signalfd; exec would keep that */
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);	/* EOF: latbpf gave up before starting us */
-		execvp(o->command[0], o->command);
+		execvp(command[0], command);
 		err = errno;
 		if (write(ex[1], &err, sizeof(err)) < 0)
 			_exit(127);
@@ -215,8 +214,21 @@ int lat_tgt_init(struct lat_tgt *g, const struct lat_opts *o)
 	g->go_fd = go[1];
 	g->err_fd = ex[0];
 	g->t.tgids[g->t.n_tgids++] = (__u32)g->child;
-	snprintf(g->comm, sizeof(g->comm), "%s", o->command[0]);
+	snprintf(g->comm, sizeof(g->comm), "%s", command[0]);
 	return lat_u32_append(&g->pids, &g->npids, (__u32)g->child);
+}
+
+int lat_tgt_init(struct lat_tgt *g, const struct lat_target_spec *o)
+{
+	int err;
+
+	memset(g, 0, sizeof(*g));
+	g->go_fd = g->err_fd = -1;
+	if ((g->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0)
+		return -errno;
+	if ((err = take_ids(g, o)))
+		return err;
+	return o->command ? fork_command(g, o->command) : 0;
 }
 
 /* Lets the COMMAND exec; -ENOENT etc. if it could not. */
@@ -405,28 +417,14 @@ static void add_if_pinned(__u32 tid, int cpu, void *ctx)
 		CPU_SET(cpu, avoid);
 }
 
-static void read_cpulist(const char *path, cpu_set_t *set)
-{
-	char buf[4096] = "";
-	FILE *f = fopen(path, "r");
-
-	if (f) {
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = '\0';
-		fclose(f);
-	}
-	if (lat_parse_cpulist(buf, set))
-		CPU_ZERO(set);
-}
-
 void lat_away_init(struct lat_away *a)
 {
 	memset(a, 0, sizeof(*a));
 	if (sched_getaffinity(0, sizeof(a->given), &a->given))
 		CPU_ZERO(&a->given);
 	a->runs_on = a->given;
-	read_cpulist("/sys/devices/system/cpu/isolated", &a->isolated);
-	read_cpulist("/sys/devices/system/cpu/nohz_full", &a->nohz_full);
+	lat_read_cpulist("/sys/devices/system/cpu/isolated", &a->isolated);
+	lat_read_cpulist("/sys/devices/system/cpu/nohz_full", &a->nohz_full);
 }
 
 /* every thread of this process to set */

@@ -1,9 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef LATBPF_TARGET_USER_H
-#define LATBPF_TARGET_USER_H
+/* What is traced: the user's target resolved to processes, threads and
+ * cgroups, watched for its end (target.c, scope.c); and latbpf's own
+ * threads kept off the target's CPUs. */
+#ifndef LATBPF_CORE_TARGET_H
+#define LATBPF_CORE_TARGET_H
 
 #include <sched.h>
-#include "lat.h"
+#include <stdbool.h>
+#include <linux/types.h>
+#include "latbpf/target.h"
+#include "core/run.h"
+
+/* What the user asked to trace (the trace command's target options) */
+struct lat_target_spec {
+	__u32 *pids, n_pids;		/* --pid, up to LAT_MAX_IDS */
+	__u32 *tids, n_tids;		/* --tid */
+	const char *cgroups[LAT_MAX_TARGETS];	/* --cgroup arguments, unsplit */
+	__u32 n_cgroup_args;
+	bool children;			/* --children */
+	cpu_set_t watch;		/* --cpus: the hiccup family watches these */
+	char **command;			/* after "--", NULL-terminated */
+};
 
 /* What is being traced, and how its end is noticed. */
 struct lat_tgt {
@@ -36,7 +53,7 @@ struct lat_tgt {
 
 /* 0; -ESRCH (no such pid or tid) or -ENOENT (no such COMMAND), both said
  * on stderr; or another -errno */
-int lat_tgt_init(struct lat_tgt *g, const struct lat_opts *o);
+int lat_tgt_init(struct lat_tgt *g, const struct lat_target_spec *o);
 /* the thread group tid belongs to, from /proc/TID/status; 0 if none */
 pid_t lat_tgid_of(pid_t tid);
 int lat_tgt_start(struct lat_tgt *g);
@@ -46,7 +63,7 @@ void lat_tgt_cleanup(struct lat_tgt *g);
 /* src/scope.c: --cgroup paths resolved (0, or said on stderr: -ENOENT or
  * -EMEDIUMTYPE, a usage error; -ENODEV, no cgroup2 on the host), then, before the families load, the shared target maps made
  * and the followed tasks' bits set (0 or -errno); cleanup frees both */
-int lat_scope_init(struct lat_tgt *g, const struct lat_opts *o);
+int lat_scope_init(struct lat_tgt *g, const struct lat_target_spec *o);
 int lat_scope_load(struct lat_tgt *g, struct lat_run *run);
 void lat_scope_cleanup(struct lat_tgt *g);
 

@@ -5,7 +5,12 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "lat.h"
+#include "core/btf.h"
+#include "core/maps.h"
+#include "core/run.h"
+#include "core/snap.h"
+#include "families/family.h"
+#include "families/skel.h"
 #include "latbpf/block.h"
 #include "block.skel.h"
 
@@ -34,12 +39,13 @@ static bool tp_takes_queue(const struct btf *btf, const char *tp)
 	return lat_btf_tracepoint_nargs(btf, tp) == 3;	/* ctx, q, rq */
 }
 
-static int block_open(const struct lat_run *run, const void *cfg, void **priv)
+static int block_open(const struct lat_family_ctx *fc, const void *cfg, void **priv)
 {
+	const struct lat_run *run = fc->run;
 	struct block *b = calloc(1, sizeof(*b));
-	bool old_insert = tp_takes_queue(run->btf, "block_rq_insert");
-	bool old_issue = tp_takes_queue(run->btf, "block_rq_issue");
-	bool old_merge = tp_takes_queue(run->btf, "block_rq_merge");
+	bool old_insert = tp_takes_queue(fc->btf, "block_rq_insert");
+	bool old_issue = tp_takes_queue(fc->btf, "block_rq_issue");
+	bool old_merge = tp_takes_queue(fc->btf, "block_rq_merge");
 	int err;
 
 	if (!b)
@@ -53,7 +59,7 @@ static int block_open(const struct lat_run *run, const void *cfg, void **priv)
 		goto fail;
 	}
 	b->skel->rodata->lat_targ = run->target;
-	if ((err = lat_target_share(run, b->skel->obj)))
+	if ((err = lat_skel_share(run, b->skel->obj)))
 		goto fail;
 	bpf_map__set_max_entries(b->skel->maps.blk_stats,
 				 lat_env_entries("LATBPF_BLK_KEYS", LAT_BLK_MAX_KEYS));
@@ -76,26 +82,17 @@ fail:
 static int block_attach(void *priv)
 {
 	struct block *b = priv;
-	char why[200];
-	int err;
+	int err = lat_skel_load("block", b->skel->skeleton, "");
 
-	lat_libbpf_reset();
-	err = block_bpf__load(b->skel);
-	if (err) {
-		fprintf(stderr, "block: load failed: %s: %s\n", strerror(-err),
-			lat_libbpf_why(why, sizeof(why)));
+	if (err)
 		return err;
-	}
 	/* the template new keys start from: every min above any value */
 	memset(&b->value, 0, sizeof(b->value));
 	b->value.latency.min = b->value.queue.min = b->value.size.min = ~0ULL;
 	err = lat_map_template(bpf_map__fd(b->skel->maps.blk_zero), &b->value, "block");
 	if (err)
 		return err;
-	err = block_bpf__attach(b->skel);
-	if (err)
-		fprintf(stderr, "block: attach failed: %s\n", strerror(-err));
-	return err;
+	return lat_skel_attach("block", b->skel->skeleton);
 }
 
 static const char *block_mode(void *priv)

@@ -1,19 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /* fault family: loader side of bpf/fault.bpf.h (in the shared scheduler
- * object, src/schedcore.c). */
+ * object, families/schedcore.c). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "lat.h"
+#include "core/btf.h"
+#include "core/clock.h"
+#include "core/hist.h"
+#include "core/run.h"
+#include "core/snap.h"
+#include "families/family.h"
+#include "families/schedcore.h"
 #include "latbpf/fault.h"
-#include "schedcore.h"
 #include "sched.skel.h"
 
 struct fault {
 	const struct lat_run *run;
+	struct lat_schedcore *sc;	/* the shared scheduler object */
 	struct sched_bpf *skel;
 	bool has_tp, has_filemap;
 	struct lat_fault_cpu *percpu;
@@ -32,23 +38,25 @@ static void fault_configure(struct sched_bpf *skel, void *priv, bool btf)
 	bpf_program__set_autoload(skel->progs.fault_filemap, f->has_filemap);
 }
 
-static int fault_open(const struct lat_run *run, const void *cfg, void **priv)
+static int fault_open(const struct lat_family_ctx *fc, const void *cfg, void **priv)
 {
+	const struct lat_run *run = fc->run;
 	struct fault *f = calloc(1, sizeof(*f));
 	int err;
 
 	if (!f)
 		return -ENOMEM;
 	f->run = run;
+	f->sc = fc->sched;
 	f->percpu = calloc(run->ncpus, sizeof(*f->percpu));
-	err = f->percpu ? lat_schedcore_join(run->schedcore, fault_configure, f) : -ENOMEM;
+	err = f->percpu ? lat_schedcore_join(fc->sched, fault_configure, f) : -ENOMEM;
 	if (err) {
 		free(f->percpu);
 		free(f);
 		return err;
 	}
-	f->has_tp = lat_btf_has_tracepoint(run->btf, "page_fault_user");
-	f->has_filemap = lat_btf_has_tracepoint(run->btf, "mm_filemap_fault");
+	f->has_tp = lat_btf_has_tracepoint(fc->btf, "page_fault_user");
+	f->has_filemap = lat_btf_has_tracepoint(fc->btf, "mm_filemap_fault");
 	*priv = f;
 	return 0;
 }
@@ -56,7 +64,7 @@ static int fault_open(const struct lat_run *run, const void *cfg, void **priv)
 static int fault_attach(void *priv)
 {
 	struct fault *f = priv;
-	int err = lat_schedcore_attach(f->run->schedcore);
+	int err = lat_schedcore_attach(f->sc);
 
 	if (err)
 		return err;
@@ -65,12 +73,12 @@ static int fault_attach(void *priv)
 			"(it exists on x86 only)\n");
 		return -ENOTSUP;
 	}
-	if (!f->run->schedcore->btf) {
+	if (!f->sc->btf) {
 		fprintf(stderr, "fault: needs the tp_btf programs (task storage: kernel >= 5.12), "
-			"which did not load: %s\n", f->run->schedcore->why);
+			"which did not load: %s\n", f->sc->why);
 		return -ENOTSUP;
 	}
-	f->skel = f->run->schedcore->skel;
+	f->skel = f->sc->skel;
 	f->t0 = f->t_now = lat_now_ns();
 	return 0;
 }
@@ -141,7 +149,7 @@ static void fault_destroy(void *priv)
 
 	if (!f)
 		return;
-	lat_schedcore_leave(f->run->schedcore);
+	lat_schedcore_leave(f->sc);
 	free(f->percpu);
 	free(f);
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* hiccup family: loader side of bpf/hiccup.bpf.c. */
+/* hiccup family: loader side of bpf/hiccup.bpf.h (in the shared scheduler
+ * object, families/schedcore.c). */
 #include <dirent.h>
 #include <errno.h>
 #include <sched.h>
@@ -9,10 +10,18 @@
 #include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "distinct.h"
-#include "lat.h"
+#include "families/hiccup.h"
+#include "core/btf.h"
+#include "core/clock.h"
+#include "core/distinct.h"
+#include "core/hist.h"
+#include "core/maps.h"
+#include "core/parse.h"
+#include "core/run.h"
+#include "core/snap.h"
+#include "families/family.h"
+#include "families/schedcore.h"
 #include "latbpf/hiccup.h"
-#include "schedcore.h"
 #include "sched.skel.h"
 
 /* the newest events, kept for the final report (a ring: a day's events
@@ -28,7 +37,7 @@
 struct hiccup_cfg {
 	__u64 threshold_ns;	/* a hiccup this long or longer is an event */
 };
-_Static_assert(sizeof(struct hiccup_cfg) <= LAT_FAMILY_CFG, "fits lat_opts.cfg");
+_Static_assert(sizeof(struct hiccup_cfg) <= LAT_FAMILY_CFG, "fits LAT_FAMILY_CFG");
 
 static void hiccup_defaults(void *cfg)
 {
@@ -48,6 +57,7 @@ static const struct lat_family_opt hiccup_options[] = {
 struct hiccup {
 	struct sched_bpf *skel;	/* the shared scheduler object */
 	const struct lat_run *run;
+	struct lat_schedcore *sc;	/* the shared scheduler object */
 	struct hiccup_cfg cfg;
 	struct ring_buffer *rb;
 	struct lat_hc_cpu *now, *before, iv;	/* per CPU, cumulative */
@@ -74,7 +84,7 @@ struct hiccup {
 	/* per CPU, once some of its intruders were summed into others: every
 	 * intruder key seen since (distinct.h), for the run's distinct count */
 	struct lat_distinct **seen;
-	__u32 gen;		/* the generation BPF charges now */
+	struct lat_gen_drain gd;	/* of hc_intruders: its old generation */
 };
 
 /* intruders kept by name once drained; the test knob LATBPF_HC_KEEP
@@ -121,7 +131,7 @@ static void hiccup_configure(struct sched_bpf *skel, void *priv, bool btf)
 	skel->rodata->threshold_ns = h->cfg.threshold_ns;
 	/* --cpus */
 	for (int c = 0; c < n && c < 1024 && c < CPU_SETSIZE; c++) {
-		if (!CPU_ISSET(c, &h->run->opts->watch))
+		if (!CPU_ISSET(c, &h->run->watch))
 			continue;
 		skel->rodata->en_watch = true;
 		skel->rodata->watch_cpus[c / 64] |= 1ULL << (c % 64);
@@ -143,14 +153,17 @@ static void hiccup_configure(struct sched_bpf *skel, void *priv, bool btf)
 	bpf_program__set_autoload(skel->progs.hiccup_nmi, h->has_nmi);
 }
 
-static int hiccup_open(const struct lat_run *run, const void *cfg, void **priv)
+static int hiccup_open(const struct lat_family_ctx *fc, const void *cfg, void **priv)
 {
+	const struct lat_run *run = fc->run;
 	struct hiccup *h = calloc(1, sizeof(*h));
 	int err = -ENOMEM, n = run->ncpus;
 
 	if (!h)
 		return -ENOMEM;
 	h->run = run;
+	h->sc = fc->sched;
+	h->gd.key_size = sizeof(struct lat_hc_intruder_key);
 	h->cfg = *(const struct hiccup_cfg *)cfg;
 	h->now = calloc(n, sizeof(*h->now));
 	h->before = calloc(n, sizeof(*h->before));
@@ -162,7 +175,7 @@ static int hiccup_open(const struct lat_run *run, const void *cfg, void **priv)
 	/* the test knob shrinks the ring (README, "Environment") */
 	h->max_events = lat_env_entries("LATBPF_HC_EVENTS", MAX_EVENTS);
 	if (!h->seen || !h->now || !h->before || !h->pinned || !h->npinned || !h->seq || !h->cache ||
-	    (err = lat_schedcore_join(run->schedcore, hiccup_configure, h))) {
+	    (err = lat_schedcore_join(fc->sched, hiccup_configure, h))) {
 		free(h->now);
 		free(h->before);
 		free(h->pinned);
@@ -173,7 +186,7 @@ static int hiccup_open(const struct lat_run *run, const void *cfg, void **priv)
 		free(h);
 		return err;
 	}
-	h->has_nmi = lat_btf_has_tracepoint(run->btf, "nmi_handler");
+	h->has_nmi = lat_btf_has_tracepoint(fc->btf, "nmi_handler");
 	*priv = h;
 	return 0;
 }
@@ -181,16 +194,16 @@ static int hiccup_open(const struct lat_run *run, const void *cfg, void **priv)
 static int hiccup_attach(void *priv)
 {
 	struct hiccup *h = priv;
-	int err = lat_schedcore_attach(h->run->schedcore);
+	int err = lat_schedcore_attach(h->sc);
 
 	if (err)
 		return err;
-	if (!h->run->schedcore->btf) {
+	if (!h->sc->btf) {
 		fprintf(stderr, "hiccup: needs the tp_btf programs (task storage, cmpxchg: "
-			"kernel >= 5.12), which did not load: %s\n", h->run->schedcore->why);
+			"kernel >= 5.12), which did not load: %s\n", h->sc->why);
 		return -ENOTSUP;
 	}
-	h->skel = h->run->schedcore->skel;
+	h->skel = h->sc->skel;
 	h->rb = ring_buffer__new(bpf_map__fd(h->skel->maps.hc_events), on_event, h, NULL);
 	if (!h->rb) {
 		err = -errno;
@@ -337,12 +350,14 @@ static int list_merge(struct lat_hc_intruder_list *a, struct lat_hc_intruder_lis
 	return 0;
 }
 
-static int cmp_total(const void *x, const void *y)
+static __u64 entry_total(const void *e)
 {
-	const struct lat_hc_intruder_entry *a = *(const struct lat_hc_intruder_entry *const *)x;
-	const struct lat_hc_intruder_entry *b = *(const struct lat_hc_intruder_entry *const *)y;
+	return ((const struct lat_hc_intruder_entry *)e)->v.total_ns;
+}
 
-	return (a->v.total_ns > b->v.total_ns) - (a->v.total_ns < b->v.total_ns);
+static bool not_others(const void *e)
+{
+	return ((const struct lat_hc_intruder_entry *)e)->k.who != LAT_HC_OTHERS;
 }
 
 /* Moves what the victims hold (their drained totals) from their entries in
@@ -424,38 +439,33 @@ static int seen_start(struct hiccup *h, __u32 cpu)
  */
 static int bound_acc(struct hiccup *h)
 {
-	const struct lat_hc_intruder_entry **by = NULL;
 	struct lat_hc_intruder_entry *victims = NULL;
 	struct lat_hc_intruder_list prev;
 	size_t high = lat_env_entries("LATBPF_HC_KEEP", ACC_HIGH), low = high - high / 4;
-	size_t i, n = 0, nv;
-	int err;
+	const void **by = NULL;
+	long i, nv;
+	int err = 0;
 
 	if (h->acc.n <= high)
 		return 0;
-	by = malloc(h->acc.n * sizeof(*by));
-	victims = malloc(h->acc.n * sizeof(*victims));
-	if (!by || !victims) {
+	nv = lat_fold_pick(h->acc.a, h->acc.n, sizeof(*h->acc.a), low, not_others,
+			   entry_total, &by);
+	if (nv < 0 || !(victims = malloc((size_t)nv * sizeof(*victims) + 1))) {
 		err = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < h->acc.n; i++)
-		if (h->acc.a[i].k.who != LAT_HC_OTHERS)
-			by[n++] = &h->acc.a[i];
-	qsort(by, n, sizeof(*by), cmp_total);
-	nv = h->acc.n - low < n ? h->acc.n - low : n;
 	for (i = 0; i < nv; i++) {
-		victims[i] = *by[i];
+		victims[i] = *(const struct lat_hc_intruder_entry *)by[i];
 		if ((err = seen_start(h, victims[i].k.cpu)))
 			goto out;
 		seen_add(h, &victims[i], 1);
 	}
-	qsort(victims, nv, sizeof(*victims), cmp_key);
+	qsort(victims, (size_t)nv, sizeof(*victims), cmp_key);
 	prev = (struct lat_hc_intruder_list){ .a = h->in_now, .n = h->n_in_now,
 					      .cap = h->n_in_now };
-	err = sum_into_others(&h->acc, victims, nv);
+	err = sum_into_others(&h->acc, victims, (size_t)nv);
 	if (!err)
-		err = sum_into_others(&prev, victims, nv);
+		err = sum_into_others(&prev, victims, (size_t)nv);
 	h->in_now = prev.a;
 	h->n_in_now = prev.n;
 out:
@@ -471,40 +481,32 @@ out:
  */
 static int drain(struct hiccup *h, struct lat_hc_intruder_list *l)
 {
-	int fd = bpf_map__fd(h->skel->maps.hc_intruders), err;
+	int fd = bpf_map__fd(h->skel->maps.hc_intruders), err = 0, live;
 	struct lat_hc_intruder_list old = { 0 };
-	struct lat_hc_intruder_key *gone = malloc((l->n + 1) * sizeof(*gone));
-	size_t i, k, ngone = 0;
+	size_t i, k;
 
-	if (!gone)
-		return -ENOMEM;
-	for (i = k = 0; i < l->n; i++) {
+	for (i = k = 0; !err && i < l->n; i++) {
 		struct lat_hc_intruder_entry *e = &l->a[i];
 
-		if (e->k.gen == h->gen) {
-			e->k.gen = 0;
-			l->a[k++] = *e;
-			continue;
+		if ((live = lat_gen_seen(&h->gd, &e->k, e->k.gen)) < 0) {
+			err = live;
+			break;
 		}
-		/* nothing writes it since the flip, an interval ago */
-		gone[ngone++] = e->k;
 		e->k.gen = 0;
-		if ((err = add_intruder(&e->k, &e->v, &old))) {
-			free(old.a);
-			free(gone);
-			return err;
-		}
+		if (live)
+			l->a[k++] = *e;
+		else
+			err = add_intruder(&e->k, &e->v, &old);
+	}
+	if (err) {
+		free(old.a);
+		return err;
 	}
 	l->n = k;
-	lat_map_delete_keys(fd, gone, ngone, sizeof(*gone));
-	free(gone);
+	h->skel->bss->hc_gen = lat_gen_flip(&h->gd, fd);
 	qsort(old.a, old.n, sizeof(*old.a), cmp_key);
 	err = list_merge(&h->acc, &old);
-	if (!err)
-		err = bound_acc(h);
-	h->gen ^= 1;
-	h->skel->bss->hc_gen = h->gen;
-	return err;
+	return err ? err : bound_acc(h);
 }
 
 /* The run's intruders: the hash plus every CPU's cache, read so that no
@@ -603,7 +605,7 @@ static int hiccup_poll(void *priv)
 	h->dropped_iv = h->events_dropped;
 	h->stale_polls_before = h->stale_polls;
 	h->loss_before = h->loss_now;
-	lat_schedcore_losses(h->run->schedcore, &h->loss_now);
+	lat_schedcore_losses(h->sc, &h->loss_now);
 	err = ring_buffer__consume(h->rb);
 	if (err < 0)
 		return err;
@@ -805,7 +807,7 @@ static void publish_cpu(struct hiccup *h, struct lat_snap *s, __u32 c, bool iv, 
 	snprintf(tag, sizeof(tag), "cpu%u", c);
 	lat_pub_label(s, "cpu", cpu, tag);
 	lat_pub_flags(lat_pub_num(s, "cpu", c), LAT_F_BRIEF);
-	lat_pub_bool(s, "watched", CPU_ISSET(c, &h->run->opts->watch));
+	lat_pub_bool(s, "watched", CPU_ISSET(c, &h->run->watch));
 	lat_pub_flags(lat_pub_ids(s, "pinned_tids", h->pinned[c], h->npinned[c]), LAT_F_BRIEF);
 	lat_pub_flags(lat_pub_count(s, "count", now->task_hist.count - b->task_hist.count,
 				    now->task_hist.count), LAT_F_BRIEF);
@@ -895,7 +897,7 @@ static void hiccup_publish(void *priv, struct lat_snap *s)
 		for (c = 0; c < (__u32)h->run->ncpus; c++) {
 			/* watched CPUs with the pinned ones: always shown */
 			bool pinned = h->npinned[c] > 0 || (c < CPU_SETSIZE &&
-							     CPU_ISSET(c, &h->run->opts->watch));
+							     CPU_ISSET(c, &h->run->watch));
 			const struct lat_hc_cpu *n = &h->now[c], *b = &h->before[c];
 			bool iv = n->task_hist.count != b->task_hist.count ||
 				  n->intr_hist.count != b->intr_hist.count;
@@ -916,8 +918,8 @@ static void hiccup_publish(void *priv, struct lat_snap *s)
 		      LAT_F_NONZERO | LAT_F_DROP);
 	lat_pub_flags(lat_pub_count(s, "stale_polls", h->stale_polls - h->stale_polls_before,
 				    h->stale_polls), LAT_F_NONZERO | LAT_F_DROP);
-	if (lat_schedcore_reporter(h->run, "hiccup"))
-		lat_schedcore_publish_losses(h->run->schedcore, s, &h->loss_now, &h->loss_before);
+	if (lat_schedcore_reporter(h->sc, h))
+		lat_schedcore_publish_losses(h->sc, s, &h->loss_now, &h->loss_before);
 	lat_pub_end(s);
 }
 
@@ -929,7 +931,7 @@ static void hiccup_destroy(void *priv)
 	if (!h)
 		return;
 	ring_buffer__free(h->rb);
-	lat_schedcore_leave(h->run->schedcore);
+	lat_schedcore_leave(h->sc);
 	free(h->now);
 	free(h->before);
 	free(h->seq);
@@ -937,6 +939,7 @@ static void hiccup_destroy(void *priv)
 	free(h->in_now);
 	free(h->in_before);
 	free(h->acc.a);
+	lat_gen_free(&h->gd);
 	for (c = 0; h->seen && c < (__u32)h->run->ncpus; c++)
 		free(h->seen[c]);
 	free(h->seen);

@@ -5,16 +5,20 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "lat.h"
+#include "core/hist.h"
+#include "core/maps.h"
+#include "core/run.h"
+#include "core/snap.h"
+#include "families/family.h"
+#include "families/schedcore.h"
 #include "latbpf/sched.h"
-#include "schedcore.h"
 #include "sched.skel.h"
 
 /* sched's own options */
 struct sched_cfg {
 	bool per_thread, per_cpu;
 };
-_Static_assert(sizeof(struct sched_cfg) <= LAT_FAMILY_CFG, "fits lat_opts.cfg");
+_Static_assert(sizeof(struct sched_cfg) <= LAT_FAMILY_CFG, "fits LAT_FAMILY_CFG");
 
 static int set_per_thread(void *cfg, const char *arg)
 {
@@ -61,6 +65,7 @@ struct thread_set {
 struct sched {
 	struct sched_bpf *skel;
 	const struct lat_run *run;
+	struct lat_schedcore *sc;	/* the shared scheduler object */
 	struct sched_cfg cfg;
 	bool btf;			/* tp_btf + task storage, else raw_tp */
 	/* per CPU, cumulative: one lookup reads every CPU's value into
@@ -87,19 +92,21 @@ static void sched_configure(struct sched_bpf *skel, void *priv, bool btf)
 		bpf_map__set_max_entries(skel->maps.sched_threads, LAT_SCHED_MAX_THREADS);
 }
 
-static int sched_open(const struct lat_run *run, const void *cfg, void **priv)
+static int sched_open(const struct lat_family_ctx *fc, const void *cfg, void **priv)
 {
+	const struct lat_run *run = fc->run;
 	struct sched *s = calloc(1, sizeof(*s));
 	int err = -ENOMEM;
 
 	if (!s)
 		return -ENOMEM;
 	s->run = run;
+	s->sc = fc->sched;
 	s->cfg = *(const struct sched_cfg *)cfg;
 	s->cpu_now = calloc(run->ncpus, sizeof(*s->cpu_now));
 	s->cpu_before = calloc(run->ncpus, sizeof(*s->cpu_before));
 	if (!s->cpu_now || !s->cpu_before ||
-	    (err = lat_schedcore_join(run->schedcore, sched_configure, s))) {
+	    (err = lat_schedcore_join(fc->sched, sched_configure, s))) {
 		free(s->cpu_now);
 		free(s->cpu_before);
 		free(s);
@@ -112,10 +119,10 @@ static int sched_open(const struct lat_run *run, const void *cfg, void **priv)
 static int sched_attach(void *priv)
 {
 	struct sched *s = priv;
-	int err = lat_schedcore_attach(s->run->schedcore);
+	int err = lat_schedcore_attach(s->sc);
 
-	s->skel = s->run->schedcore->skel;
-	s->btf = s->run->schedcore->btf;
+	s->skel = s->sc->skel;
+	s->btf = s->sc->btf;
 	return err;
 }
 
@@ -126,7 +133,7 @@ static const char *sched_mode(void *priv)
 	if (s->btf)
 		return "attached (tp_btf)";
 	snprintf(s->mode, sizeof(s->mode), "attached (raw_tp; tp_btf: %s)",
-		 s->run->schedcore->why);
+		 s->sc->why);
 	return s->mode;
 }
 
@@ -364,7 +371,7 @@ static int sched_poll(void *priv)
 	s->iv.involuntary = s->now.involuntary - s->before.involuntary;
 	s->iv.unseen = s->now.unseen - s->before.unseen;
 	s->loss_before = s->loss_now;
-	lat_schedcore_losses(s->run->schedcore, &s->loss_now);
+	lat_schedcore_losses(s->sc, &s->loss_now);
 	return s->cfg.per_thread ? poll_threads(s) : 0;
 }
 
@@ -471,7 +478,7 @@ static void sched_publish(void *priv, struct lat_snap *snap)
 	}
 	if (s->cfg.per_cpu)
 		publish_cpus(s, snap);
-	lat_schedcore_publish_losses(s->run->schedcore, snap, &s->loss_now, &s->loss_before);
+	lat_schedcore_publish_losses(s->sc, snap, &s->loss_now, &s->loss_before);
 	lat_pub_end(snap);
 }
 
@@ -481,7 +488,7 @@ static void sched_destroy(void *priv)
 
 	if (!s)
 		return;
-	lat_schedcore_leave(s->run->schedcore);
+	lat_schedcore_leave(s->sc);
 	free(s->cpu_now);
 	free(s->cpu_before);
 	set_free(&s->th_now);

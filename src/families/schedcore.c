@@ -4,8 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/libbpf.h>
-#include "schedcore.h"
+#include "families/schedcore.h"
+#include "core/btf.h"
+#include "core/maps.h"
+#include "core/snap.h"
+#include "families/skel.h"
 #include "sched.skel.h"
 
 int lat_schedcore_join(struct lat_schedcore *c, lat_schedcore_cfg cfg, void *priv)
@@ -41,6 +46,27 @@ static __u32 task_slots(void)
 	return n;
 }
 
+/* Every family's map at its smallest (a ring buffer: one page), so a family
+ * that is off costs no kernel memory; a family that joins sizes its own in
+ * its settings. The object's own maps (task_*), the shared target maps
+ * (lat_*) and the global sections keep theirs. */
+static void shrink_family_maps(struct bpf_object *obj)
+{
+	struct bpf_map *m;
+
+	bpf_object__for_each_map(m, obj) {
+		const char *name = bpf_map__name(m);
+
+		if (!strncmp(name, "task_", 5) || !strncmp(name, "lat_", 4) ||
+		    bpf_map__is_internal(m))
+			continue;
+		if (bpf_map__type(m) == BPF_MAP_TYPE_RINGBUF)
+			bpf_map__set_max_entries(m, (__u32)sysconf(_SC_PAGESIZE));
+		else
+			bpf_map__set_max_entries(m, 1);
+	}
+}
+
 /* Open with every family off and its maps at minimum size; each joined
  * family then turns itself on. */
 static int load(struct lat_schedcore *c, bool btf)
@@ -52,7 +78,7 @@ static int load(struct lat_schedcore *c, bool btf)
 	if (!skel)
 		return -errno;
 	skel->rodata->lat_targ = c->run->target;
-	if ((err = lat_target_share(c->run, skel->obj))) {
+	if ((err = lat_skel_share(c->run, skel->obj))) {
 		sched_bpf__destroy(skel);
 		return err;
 	}
@@ -80,12 +106,7 @@ static int load(struct lat_schedcore *c, bool btf)
 		bpf_map__set_max_entries(skel->maps.task_st_hash,
 					 lat_env_entries("LATBPF_TASK_RECORDS", 65536));
 	}
-	bpf_map__set_max_entries(skel->maps.sched_threads, 1);
-	bpf_map__set_max_entries(skel->maps.hc_state, 1);
-	bpf_map__set_max_entries(skel->maps.hc_cpu, 1);
-	bpf_map__set_max_entries(skel->maps.hc_intruders, 1);
-	bpf_map__set_max_entries(skel->maps.hc_cache, 1);
-	bpf_map__set_max_entries(skel->maps.hc_events, 4096);
+	shrink_family_maps(skel->obj);
 	for (i = 0; i < c->n; i++)
 		c->cfg[i](skel, c->priv[i], btf);
 	err = sched_bpf__load(skel);
@@ -124,9 +145,7 @@ int lat_schedcore_attach(struct lat_schedcore *c)
 			lat_libbpf_why(why, sizeof(why)));
 		return c->err;
 	}
-	c->err = sched_bpf__attach(c->skel);
-	if (c->err)
-		fprintf(stderr, "sched: attach failed: %s\n", strerror(-c->err));
+	c->err = lat_skel_attach("sched", c->skel->skeleton);
 	return c->err;
 }
 
@@ -144,15 +163,9 @@ void lat_schedcore_losses(const struct lat_schedcore *c, struct lat_sc_losses *l
 	l->missed = lat_prog_misses(c->skel->obj);
 }
 
-bool lat_schedcore_reporter(const struct lat_run *run, const char *family)
+bool lat_schedcore_reporter(const struct lat_schedcore *c, const void *priv)
 {
-	int i;
-
-	if (!strcmp(family, "sched"))
-		return true;
-	for (i = 0; lat_modules[i] && strcmp(lat_modules[i]->name, "sched"); i++)
-		;
-	return !lat_modules[i] || !(run->opts->probes & (1U << i));
+	return c->n && c->priv[0] == priv;
 }
 
 void lat_schedcore_publish_losses(const struct lat_schedcore *c, struct lat_snap *snap,

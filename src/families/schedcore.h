@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef LATBPF_SCHEDCORE_H
-#define LATBPF_SCHEDCORE_H
+/* The BPF object of the scheduler tracepoints, shared by the families that
+ * ride on them (schedcore.c). */
+#ifndef LATBPF_FAMILIES_SCHEDCORE_H
+#define LATBPF_FAMILIES_SCHEDCORE_H
 
-#include "lat.h"
+#include "core/run.h"
+#include "core/snap.h"
 
 struct sched_bpf;
 
@@ -14,7 +17,10 @@ typedef void (*lat_schedcore_cfg)(struct sched_bpf *skel, void *priv, bool btf);
  * The BPF object bpf/sched.bpf.c, shared by the families that need the
  * scheduler tracepoints (sched, hiccup), so each tracepoint has one program.
  * Families join it in their open(); the first attach() loads and attaches it
- * with every joined family's settings; the last to leave destroys it.
+ * with every joined family's settings; the last to leave destroys it. A
+ * family that is off costs no kernel memory: every map but the object's own
+ * is opened at one entry (a ring buffer at a page), and a family that joins
+ * sizes its own maps in its settings.
  */
 struct lat_schedcore {
 	const struct lat_run *run;
@@ -41,7 +47,9 @@ struct lat_sc_losses {
 	__u64 missed;	/* runs the kernel skipped: a program already running on the CPU */
 };
 void lat_schedcore_losses(const struct lat_schedcore *c, struct lat_sc_losses *l);
-bool lat_schedcore_reporter(const struct lat_run *run, const char *family);
+/* the family that reports them: the first that joined (sched when it runs:
+ * the registry opens families in its order) */
+bool lat_schedcore_reporter(const struct lat_schedcore *c, const void *priv);
 void lat_schedcore_publish_losses(const struct lat_schedcore *c, struct lat_snap *snap,
 				  const struct lat_sc_losses *now,
 				  const struct lat_sc_losses *before);

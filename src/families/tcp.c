@@ -6,7 +6,13 @@
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "lat.h"
+#include "core/btf.h"
+#include "core/hist.h"
+#include "core/maps.h"
+#include "core/run.h"
+#include "core/snap.h"
+#include "families/family.h"
+#include "families/skel.h"
 #include "latbpf/tcp.h"
 #include "tcp.skel.h"
 
@@ -36,7 +42,7 @@ struct remote {
 struct tcp_cfg {
 	bool per_remote;
 };
-_Static_assert(sizeof(struct tcp_cfg) <= LAT_FAMILY_CFG, "fits lat_opts.cfg");
+_Static_assert(sizeof(struct tcp_cfg) <= LAT_FAMILY_CFG, "fits LAT_FAMILY_CFG");
 
 struct tcp {
 	struct tcp_bpf *skel;
@@ -44,9 +50,7 @@ struct tcp {
 	struct lat_table remotes;	/* of struct remote, by key */
 	struct lat_tcp_remote rvalue;	/* one lookup */
 	struct lat_hist *scratch;	/* two histograms' room */
-	struct lat_tcp_remote_key *gone;	/* entries to delete at this poll */
-	size_t ngone, gone_cap;
-	__u32 gen;			/* the generation BPF charges now */
+	struct lat_gen_drain gd;	/* of tcp_remotes: its old generation */
 	__u64 folded, folded_before;	/* remotes summed into "(others)" */
 	const struct lat_run *run;
 	struct lat_tcp_cpu *percpu;
@@ -101,10 +105,11 @@ static void optional(struct tcp *t, const struct btf *btf)
 	}
 }
 
-static int tcp_open(const struct lat_run *run, const void *cfg, void **priv)
+static int tcp_open(const struct lat_family_ctx *fc, const void *cfg, void **priv)
 {
+	const struct lat_run *run = fc->run;
 	struct tcp *t = calloc(1, sizeof(*t));
-	bool with_err = lat_btf_tracepoint_nargs(run->btf, "tcp_retransmit_skb") >= 4;
+	bool with_err = lat_btf_tracepoint_nargs(fc->btf, "tcp_retransmit_skb") >= 4;
 	/* ctx, sk, skb, err */
 	int err;
 
@@ -114,6 +119,7 @@ static int tcp_open(const struct lat_run *run, const void *cfg, void **priv)
 	t->cfg = *(const struct tcp_cfg *)cfg;
 	t->remotes.item_size = sizeof(struct remote);
 	t->remotes.key_size = sizeof(struct lat_tcp_remote_key);
+	t->gd.key_size = sizeof(struct lat_tcp_remote_key);
 	t->percpu = calloc(run->ncpus, sizeof(*t->percpu));
 	t->scratch = malloc(2 * sizeof(*t->scratch));
 	t->skel = tcp_bpf__open();
@@ -122,7 +128,7 @@ static int tcp_open(const struct lat_run *run, const void *cfg, void **priv)
 		goto fail;
 	}
 	t->skel->rodata->lat_targ = run->target;
-	if ((err = lat_target_share(run, t->skel->obj)))
+	if ((err = lat_skel_share(run, t->skel->obj)))
 		goto fail;
 	t->skel->rodata->per_remote = t->cfg.per_remote;
 	bpf_map__set_max_entries(t->skel->maps.tcp_remotes,
@@ -130,7 +136,7 @@ static int tcp_open(const struct lat_run *run, const void *cfg, void **priv)
 				 lat_env_entries("LATBPF_TCP_REMOTES", LAT_TCP_MAX_REMOTES) : 1);
 	bpf_program__set_autoload(t->skel->progs.tcp_retrans, with_err);
 	bpf_program__set_autoload(t->skel->progs.tcp_retrans_old, !with_err);
-	optional(t, run->btf);
+	optional(t, fc->btf);
 	*priv = t;
 	return 0;
 fail:
@@ -144,27 +150,18 @@ fail:
 static int tcp_attach(void *priv)
 {
 	struct tcp *t = priv;
-	char why[200];
-	int err;
+	int err = lat_skel_load("tcp", t->skel->skeleton, " (needs tp_btf and socket storage "
+				"in tracing programs: kernel >= 5.11)");
 
-	lat_libbpf_reset();
-	err = tcp_bpf__load(t->skel);
-	if (err) {
-		fprintf(stderr, "tcp: load failed: %s: %s (needs tp_btf and socket storage "
-			"in tracing programs: kernel >= 5.11)\n", strerror(-err),
-			lat_libbpf_why(why, sizeof(why)));
+	if (err)
 		return err;
-	}
 	/* the template new remotes start from: every min above any value */
 	memset(&t->rvalue, 0, sizeof(t->rvalue));
 	t->rvalue.rtt.min = t->rvalue.connect.min = ~0ULL;
 	err = lat_map_template(bpf_map__fd(t->skel->maps.tcp_remote_zero), &t->rvalue, "tcp");
 	if (err)
 		return err;
-	err = tcp_bpf__attach(t->skel);
-	if (err)
-		fprintf(stderr, "tcp: attach failed: %s\n", strerror(-err));
-	return err;
+	return lat_skel_attach("tcp", t->skel->skeleton);
 }
 
 static const char *tcp_mode(void *priv)
@@ -184,22 +181,12 @@ static int take_remote(const void *key, void *value, void *ctx)
 	const struct lat_hist *h[R_NR] = { &v->rtt, &v->connect };
 	struct lat_tcp_remote_key k = *(const struct lat_tcp_remote_key *)key;
 	struct tcp *t = ctx;
-	bool live = k.gen == t->gen, fresh;
+	int i, err, live = lat_gen_seen(&t->gd, &k, k.gen);
 	struct remote *r;
-	int i, err;
+	bool fresh;
 
-	if (!live) {
-		if (t->ngone == t->gone_cap) {
-			size_t cap = t->gone_cap ? 2 * t->gone_cap : 64;
-			void *g = realloc(t->gone, cap * sizeof(*t->gone));
-
-			if (!g)
-				return -ENOMEM;
-			t->gone = g;
-			t->gone_cap = cap;
-		}
-		t->gone[t->ngone++] = k;
-	}
+	if (live < 0)
+		return live;
 	k.gen = 0;
 	if (!(r = lat_table_get(&t->remotes, &k, &fresh)))
 		return -ENOMEM;
@@ -273,13 +260,15 @@ static __u64 samples(const struct remote *r)
 	       (r->now[R_CONNECT] ? r->now[R_CONNECT]->h.count : 0);
 }
 
-static int cmp_fold(const void *a, const void *b)
+static __u64 fold_weight(const void *r)
 {
-	const struct remote *x = *(const struct remote *const *)a;
-	const struct remote *y = *(const struct remote *const *)b;
-	__u64 sx = samples(x), sy = samples(y);
+	return samples(r);
+}
 
-	return sx != sy ? (sx > sy) - (sx < sy) : memcmp(&x->k, &y->k, sizeof(x->k));
+/* a live one's entry would be read again at the next poll */
+static bool foldable(const void *r)
+{
+	return !((const struct remote *)r)->has_live;
 }
 
 /*
@@ -290,9 +279,11 @@ static int cmp_fold(const void *a, const void *b)
  */
 static int fold(struct tcp *t)
 {
-	size_t keep = lat_env_entries("LATBPF_TCP_KEEP", KEEP_REMOTES), i, k, n = 0, nfold;
+	size_t keep = lat_env_entries("LATBPF_TCP_KEEP", KEEP_REMOTES), i, k;
 	const struct lat_tcp_remote_key zero = { 0 };
-	struct remote **by, *o;
+	const void **by;
+	struct remote *o;
+	long nfold;
 	bool fresh;
 	int j, err = 0;
 
@@ -307,20 +298,14 @@ static int fold(struct tcp *t)
 		return err;
 	if (t->remotes.n - 1 <= keep)
 		return 0;
-	if (!(by = malloc(t->remotes.n * sizeof(*by))))
-		return -ENOMEM;
-	for (i = 1; i < t->remotes.n; i++) {
-		struct remote *r = lat_table_at(&t->remotes, i);
-
-		if (!r->has_live)
-			by[n++] = r;
-	}
-	qsort(by, n, sizeof(*by), cmp_fold);
-	nfold = t->remotes.n - 1 - keep;
-	nfold = nfold < n ? nfold : n;
+	/* "(others)" is first: the others, in key order, after it */
+	nfold = lat_fold_pick(lat_table_at(&t->remotes, 1), t->remotes.n - 1,
+			      sizeof(struct remote), keep, foldable, fold_weight, &by);
+	if (nfold < 0)
+		return (int)nfold;
 	o = lat_table_at(&t->remotes, 0);
-	for (i = 0; !err && i < nfold; i++) {
-		struct remote *r = by[i];
+	for (i = 0; !err && i < (size_t)nfold; i++) {
+		struct remote *r = (struct remote *)by[i];
 		struct lat_hist_packed *sum;
 
 		for (j = 0; !err && j < R_NR; j++) {
@@ -364,11 +349,8 @@ static int poll_remotes(struct tcp *t)
 
 	for (i = 0; i < t->remotes.n; i++)
 		((struct remote *)lat_table_at(&t->remotes, i))->has_live = false;
-	t->ngone = 0;
 	err = lat_map_each(fd, sizeof(struct lat_tcp_remote_key), &t->rvalue, take_remote, t);
-	lat_map_delete_keys(fd, t->gone, t->ngone, sizeof(*t->gone));
-	t->gen ^= 1;
-	t->skel->bss->tcp_gen = t->gen;
+	t->skel->bss->tcp_gen = lat_gen_flip(&t->gd, fd);
 	for (i = 0; !err && i < t->remotes.n; i++)
 		err = roll(t, lat_table_at(&t->remotes, i));
 	t->folded_before = t->folded;
@@ -476,7 +458,7 @@ static void tcp_destroy(void *priv)
 	for (size_t i = 0; i < t->remotes.n; i++)
 		remote_free(lat_table_at(&t->remotes, i));
 	free(t->remotes.items);
-	free(t->gone);
+	lat_gen_free(&t->gd);
 	free(t->scratch);
 	free(t->percpu);
 	free(t);

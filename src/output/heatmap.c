@@ -4,8 +4,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include "heatmap.h"
-#include "lat.h"
+#include "output/heatmap.h"
+#include "core/fmt.h"
+#include "core/hist.h"
 
 /* One interval in 64 counters and its two percentiles: a lat_hist copy is
  * 5 KiB, and a wide terminal shows hundreds of intervals. */

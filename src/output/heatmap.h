@@ -5,8 +5,8 @@
  * right and latency bottom to top. Pure: no terminal, no BPF; the live view
  * and the whole-run summary hand it a FILE and a size.
  */
-#ifndef LATBPF_HEATMAP_H
-#define LATBPF_HEATMAP_H
+#ifndef LATBPF_OUTPUT_HEATMAP_H
+#define LATBPF_OUTPUT_HEATMAP_H
 
 #include <stdio.h>
 #include "latbpf/hist.h"
@@ -50,4 +50,4 @@ enum lat_heat_style {
 void lat_heat_render(FILE *f, const struct lat_heat *h, int width, int height,
 		     enum lat_heat_style st);
 
-#endif /* LATBPF_HEATMAP_H */
+#endif /* LATBPF_OUTPUT_HEATMAP_H */

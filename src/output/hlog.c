@@ -8,8 +8,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "lat.h"
-#include "hlog.h"
+#include "output/hlog.h"
+#include "core/escape.h"
+#include "core/snap.h"
+#include "output/hlog_format.h"
+#include "output/sink.h"
 
 struct hlog_sink {
 	struct lat_sink k;
@@ -141,4 +144,13 @@ struct lat_sink *lat_hlog_sink_new(const char *path, double start_epoch_s)
 		return NULL;
 	}
 	return &h->k;
+}
+
+struct lat_sink *lat_hlog_output(const char *arg, struct lat_sink_env *env)
+{
+	struct lat_sink *k = lat_hlog_sink_new(arg, env->t0_epoch_s);
+
+	if (!k)
+		errno = EINVAL;	/* said: the file cannot be written */
+	return k;
 }

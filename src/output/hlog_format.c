@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
-#include "hlog.h"
+#include "output/hlog_format.h"
 
 #define COOKIE 0x1c849313U		/* V2 | word size 0x10 */
 #define COMPRESSED_COOKIE 0x1c849314U

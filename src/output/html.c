@@ -13,8 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "lat.h"
-#include "report.h"
+#include "output/html.h"
+#include "core/fmt.h"
+#include "core/provenance.h"
+#include "core/saved.h"
 
 #define W 900		/* chart width, px */
 #define PL 70		/* left margin: the axis labels */
@@ -123,6 +125,21 @@ static void item_name(char *b, size_t n, json_t *item, size_t idx)
 	snprintf(b, n, "%zu", idx);
 }
 
+/* The list's item i when the page shows it (an object, one of the first
+ * MAX_ITEMS: thousands of threads show the first ones, in the run's order),
+ * its name written as "[name]" at name + an; else NULL */
+static json_t *shown_item(json_t *list, size_t i, char *name, size_t an, size_t len)
+{
+	json_t *c = json_array_get(list, i);
+	char item[64];
+
+	if (i >= MAX_ITEMS || !json_is_object(c))
+		return NULL;
+	item_name(item, sizeof(item), c, i);
+	snprintf(name + an, len - an, "[%s]", item);
+	return c;
+}
+
 /* Every histogram of a record under its name, as point rec (n_iv: the
  * final record) of its series */
 static void collect(struct page *p, json_t *v, char *name, char *lpath, size_t len,
@@ -148,16 +165,9 @@ static void collect(struct page *p, json_t *v, char *name, char *lpath, size_t l
 			collect(p, c, name, lpath, len, rec);
 		}
 	} else if (json_is_array(v)) {
-		json_array_foreach(v, i, c) {
-			char item[64];
-
-			/* thousands of threads: the first ones, in the run's order */
-			if (i == MAX_ITEMS)
-				break;
-			if (!json_is_object(c))
+		for (i = 0; i < json_array_size(v); i++) {
+			if (!(c = shown_item(v, i, name, an, len)))
 				continue;
-			item_name(item, sizeof(item), c, i);
-			snprintf(name + an, len - an, "[%s]", item);
 			snprintf(lpath + al, len - al, "[]");
 			collect(p, c, name, lpath, len, rec);
 		}
@@ -428,17 +438,9 @@ static void tables(struct page *p, json_t *v, char *name, size_t len)
 	if (json_is_array(v)) {
 		if (json_is_object(json_array_get(v, 0)))
 			table(p, name, v);
-		json_array_foreach(v, i, c) {
-			char item[64];
-
-			if (i == MAX_ITEMS)
-				break;
-			if (!json_is_object(c))
-				continue;
-			item_name(item, sizeof(item), c, i);
-			snprintf(name + an, len - an, "[%s]", item);
-			tables(p, c, name, len);
-		}
+		for (i = 0; i < json_array_size(v); i++)
+			if ((c = shown_item(v, i, name, an, len)))
+				tables(p, c, name, len);
 	} else if (json_is_object(v) && !json_object_get(v, "buckets")) {
 		json_object_foreach(v, k, c) {
 			snprintf(name + an, len - an, "%s%s", an ? "." : "", k);

@@ -18,8 +18,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include "http.h"
-#include "lat.h"
+#include "output/http.h"
+#include "core/escape.h"
 
 #define PFX "latbpf: --prometheus: "
 

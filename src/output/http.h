@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef LATBPF_HTTP_H
-#define LATBPF_HTTP_H
+/* The HTTP server of --prometheus: libmicrohttpd, its own thread (http.c). */
+#ifndef LATBPF_OUTPUT_HTTP_H
+#define LATBPF_OUTPUT_HTTP_H
 
 #include <stddef.h>
 

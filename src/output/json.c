@@ -4,7 +4,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "lat.h"
+#include "output/json.h"
+#include "core/escape.h"
+#include "core/hist.h"
+#include "core/snap.h"
+#include "output/emit.h"
+#include "output/sink.h"
 
 #define MAX_DEPTH 16
 
@@ -175,12 +180,6 @@ static const char *const kind_names[] = {
 	[LAT_COUNT] = "count", [LAT_DUR] = "dur", [LAT_NUM] = "num",
 	[LAT_REAL] = "real", [LAT_BOOL] = "bool", [LAT_NULL] = "null",
 	[LAT_IDS] = "ids", [LAT_STR] = "str",
-};
-
-const struct lat_flag_name lat_layout_flags[] = {
-	{ LAT_F_TAIL, "tail" }, { LAT_F_NONZERO, "nonzero" }, { LAT_F_DROP, "drop" },
-	{ LAT_F_GAUGE, "gauge" }, { LAT_F_PROV, "prov" }, { LAT_F_BREAKDOWN, "breakdown" },
-	{ LAT_F_BRIEF, "brief" }, { 0, NULL },
 };
 
 struct layout {
@@ -385,4 +384,29 @@ struct lat_sink *lat_json_sink_new(FILE *f, const char *path)
 	j->f = f;
 	j->path = path;
 	return &j->k;
+}
+
+/* --json FILE|-: a file that cannot be written is the user's to fix */
+struct lat_sink *lat_json_output(const char *arg, struct lat_sink_env *env)
+{
+	bool out = !strcmp(arg, "-");
+	FILE *f = out ? stdout : fopen(arg, "w");
+	struct lat_sink *k;
+	char q[LAT_ARG_MAX];
+
+	if (!f) {
+		int e = errno;
+
+		fprintf(stderr, "latbpf: cannot write '%s': %s\n", lat_term_arg(q, sizeof(q), arg),
+			strerror(e));
+		errno = EINVAL;
+		return NULL;
+	}
+	env->stdout_taken |= out;
+	if (!(k = lat_json_sink_new(f, arg))) {
+		if (!out)
+			fclose(f);
+		errno = ENOMEM;
+	}
+	return k;
 }

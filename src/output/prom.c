@@ -14,8 +14,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "lat.h"
-#include "http.h"
+#include "output/prom.h"
+#include "core/escape.h"
+#include "core/snap.h"
+#include "output/http.h"
+#include "output/sink.h"
 
 /* Bucket edges: 2^k - 1 and 1.5 * 2^k - 1 for k in [LO, HI] */
 #define NS_LO 10	/* ~1 us */
@@ -425,4 +428,9 @@ struct lat_sink *lat_prom_sink_new(const char *addr)
 	fprintf(stderr, "latbpf: serving Prometheus metrics on port %u (--prometheus %s): "
 		"GET /metrics\n", port, lat_term_arg(q, sizeof(q), addr));
 	return &p->k;
+}
+
+struct lat_sink *lat_prom_output(const char *arg, struct lat_sink_env *env)
+{
+	return lat_prom_sink_new(arg);
 }

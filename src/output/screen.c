@@ -13,13 +13,20 @@
  * then the histogram lines, never a line in two. Nothing here knows a
  * family: everything is read from the snapshot's nodes.
  */
+#include <stdarg.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "lat.h"
-#include "heatmap.h"
-#include "screen.h"
-#include "tty.h"
+#include "output/screen.h"
+#include "core/escape.h"
+#include "core/fmt.h"
+#include "core/hist.h"
+#include "core/provenance.h"
+#include "core/snap.h"
+#include "output/format.h"
+#include "output/heatmap.h"
+#include "output/panel.h"
+#include "output/tty.h"
 
 #define NROWS LAT_HIST_POW2_ROWS
 #define NAME_MAX_W 40
@@ -185,13 +192,6 @@ rows:
 
 /* ---- values ---- */
 
-static bool ends(const char *key, const char *suffix)
-{
-	size_t n = strlen(key), m = strlen(suffix);
-
-	return n > m && !strcmp(key + n - m, suffix);
-}
-
 /* "unseen_wakeups" -> "unseen wakeups"; "stolen_ns" -> "stolen" */
 static void head_of(char *b, size_t n, const char *key)
 {
@@ -219,7 +219,7 @@ static bool value_of(const struct scr *x, char *b, size_t n, const struct lat_no
 		lat_fmt_ns(b, n, run ? c->v.c.run : c->v.c.iv);
 		return true;
 	case LAT_NUM:
-		if (c->v.num >= 0 && (ends(c->key, "_ns") || ends(c->key, "_bytes")))
+		if (c->v.num >= 0 && (lat_key_ends(c->key, "_ns") || lat_key_ends(c->key, "_bytes")))
 			lat_text_value(b, n, c->key, (__u64)c->v.num, wall);
 		else
 			snprintf(b, n, "%lld", c->v.num);
@@ -597,23 +597,14 @@ static bool cell(char *b, size_t n, const struct scr *x, const struct lat_node *
 	return value_of(x, b, n, c);
 }
 
-static void table(struct scr *x, const struct lat_node *list, const char *fam)
+/* the columns: the first item's scalars and ranked sublists, each as wide
+ * as its head and its widest cell (up to cellw) */
+static int table_cols(const struct scr *x, const struct lat_node **items, int k,
+		      struct col *cols, int cellw)
 {
-	const struct lat_node **items;
-	struct col cols[MAX_COLS];
-	int nc = 0, k, W = x->o->cols, total;
-	char b[CELL_MAX_W * 4], line[2048], t[96];
-	int cellw = x->o->rows ? CELL_SCREEN_W : CELL_MAX_W;
-	struct sect *sx, *nt;
+	char b[CELL_MAX_W * 4];
+	int nc = 0;
 
-	/* a screen: what fits, cut later; a file: the list's own keep, or 50 */
-	k = lat_snap_items(list, x->o->run, x->o->rows ? 200 : list->keep ? 0 : 50, &items);
-	if (k <= 0) {
-		if (k == 0)
-			free(items);
-		return;
-	}
-	/* the columns: the first item's scalars and ranked sublists */
 	for (const struct lat_node *c = items[0]->child; c && nc < MAX_COLS; c = c->next) {
 		if (c->kind == LAT_HIST || c->kind == LAT_OBJ)
 			continue;
@@ -630,8 +621,6 @@ static void table(struct scr *x, const struct lat_node *list, const char *fam)
 		cols[nc].w = (int)strlen(cols[nc].head);
 		nc++;
 	}
-	if (!nc)
-		goto out;
 	for (int i = 0; i < k; i++)
 		for (int j = 0; j < nc; j++) {
 			int w;
@@ -641,34 +630,40 @@ static void table(struct scr *x, const struct lat_node *list, const char *fam)
 			w = w > cellw ? cellw : w;
 			cols[j].w = w > cols[j].w ? w : cols[j].w;
 		}
-	/* too wide: the columns a family did not mark go first, from the right */
+	return nc;
+}
+
+/* too wide: the columns a family did not mark go first, from the right */
+static void table_fit(struct col *cols, int nc, int width)
+{
+	int total;
+
 	for (int pass = 0; pass < 2; pass++) {
 		for (int j = nc - 1; j > 0; j--) {
 			total = 2;
 			for (int i = 0; i < nc; i++)
 				total += cols[i].on ? cols[i].w + 2 : 0;
-			if (total <= W)
+			if (total <= width)
 				break;
 			if (cols[j].on && (pass || !cols[j].brief))
 				cols[j].on = false;
 		}
 	}
-	nt = realloc(x->tabs, (size_t)(x->ntabs + 1) * sizeof(*nt));
-	if (!nt)
-		goto out;
-	x->tabs = nt;
-	sx = &x->tabs[x->ntabs++];
-	memset(sx, 0, sizeof(*sx));
-	sx->tail = list->flags & LAT_F_TAIL;
-	short_title(t, sizeof(t), list);
-	add(sx, W, "%s %s", fam, t);
+}
+
+/* the head line, then one line an item: numbers right, text left */
+static void table_rows(struct scr *x, struct sect *sx, const struct lat_node **items, int k,
+		       const struct col *cols, int nc)
+{
+	char b[CELL_MAX_W * 4], line[2048];
+	int W = x->o->cols;
 	size_t l = (size_t)snprintf(line, sizeof(line), " ");
+
 	for (int j = 0; j < nc; j++)
 		if (cols[j].on)
 			cat(line, sizeof(line), &l, " %*s%-*s",
-					      cols[j].num ? cols[j].w : 0, cols[j].num ? cols[j].head : "",
-					      cols[j].num ? 0 : cols[j].w + 1,
-					      cols[j].num ? "" : cols[j].head);
+			    cols[j].num ? cols[j].w : 0, cols[j].num ? cols[j].head : "",
+			    cols[j].num ? 0 : cols[j].w + 1, cols[j].num ? "" : cols[j].head);
 	add(sx, W, "%s", line);
 	sx->head = 2;
 	for (int i = 0; i < k; i++) {
@@ -681,12 +676,42 @@ static void table(struct scr *x, const struct lat_node *list, const char *fam)
 			cell(b, sizeof(b), x, items[i], cols[j].key);
 			cut(b, cols[j].w);
 			pad = cols[j].w - cells(b);
-			cat(line, sizeof(line), &l, " %*s%s%*s",
-					      cols[j].num ? pad : 0, "", b,
-					      cols[j].num ? 0 : pad + 1, "");
+			cat(line, sizeof(line), &l, " %*s%s%*s", cols[j].num ? pad : 0, "", b,
+			    cols[j].num ? 0 : pad + 1, "");
 		}
 		add(sx, W, "%s", line);
 	}
+}
+
+static void table(struct scr *x, const struct lat_node *list, const char *fam)
+{
+	const struct lat_node **items;
+	struct col cols[MAX_COLS];
+	int nc, k;
+	char t[96];
+	struct sect *sx, *nt;
+
+	/* a screen: what fits, cut later; a file: the list's own keep, or 50 */
+	k = lat_snap_items(list, x->o->run, x->o->rows ? 200 : list->keep ? 0 : 50, &items);
+	if (k <= 0) {
+		if (k == 0)
+			free(items);
+		return;
+	}
+	nc = table_cols(x, items, k, cols, x->o->rows ? CELL_SCREEN_W : CELL_MAX_W);
+	if (!nc)
+		goto out;
+	table_fit(cols, nc, x->o->cols);
+	nt = realloc(x->tabs, (size_t)(x->ntabs + 1) * sizeof(*nt));
+	if (!nt)
+		goto out;
+	x->tabs = nt;
+	sx = &x->tabs[x->ntabs++];
+	memset(sx, 0, sizeof(*sx));
+	sx->tail = list->flags & LAT_F_TAIL;
+	short_title(t, sizeof(t), list);
+	add(sx, x->o->cols, "%s %s", fam, t);
+	table_rows(x, sx, items, k, cols, nc);
 	/* without a height, every item's ranked list too ("hiccup cpu1 top
 	 * intruders"): a file has room for the whole answer */
 	for (int i = 0; !x->o->rows && i < k; i++) {
@@ -960,12 +985,12 @@ static void fit(FILE *f, struct scr *x, int avail)
 void lat_screen_render(FILE *f, const struct lat_snap *s, const struct lat_provenance *p,
 		       const struct lat_screen *o)
 {
-	const struct lat_node *fam[LAT_MAX_FAMILIES * 2], *focus = NULL;
+	const struct lat_node *fam[LAT_SCREEN_MAX_FAMILIES], *focus = NULL;
 	struct scr x = { .o = o, .s = s };
 	struct lat_hist *buf;
 	char *hb = NULL;
 	size_t hl = 0;
-	int nf = lat_screen_families(s, fam, LAT_MAX_FAMILIES * 2), hrows;
+	int nf = lat_screen_families(s, fam, LAT_SCREEN_MAX_FAMILIES), hrows;
 	FILE *m;
 
 	x.secs = o->run ? (double)s->elapsed_ns / 1e9 : s->iv_len_s;
@@ -1032,95 +1057,4 @@ void lat_screen_render(FILE *f, const struct lat_snap *s, const struct lat_prove
 		sect_free(&x.tabs[i]);
 	free(x.tabs);
 	free(x.h);
-}
-
-/* ---- heat maps over time ---- */
-
-#define HEAT_MAX 32
-#define HEAT_CAP 240	/* intervals kept: wider than any screen */
-
-struct lat_heat_set {
-	int n;
-	struct {
-		char name[96];
-		struct lat_heat *h;
-	} e[HEAT_MAX];
-	struct lat_hist buf;
-};
-
-struct lat_heat_set *lat_heat_set_new(void)
-{
-	return calloc(1, sizeof(struct lat_heat_set));
-}
-
-void lat_heat_set_free(struct lat_heat_set *hs)
-{
-	for (int i = 0; hs && i < hs->n; i++)
-		lat_heat_free(hs->e[i].h);
-	free(hs);
-}
-
-static struct lat_heat *heat_get(struct lat_heat_set *hs, const char *name, bool make)
-{
-	for (int i = 0; i < hs->n; i++)
-		if (!strcmp(hs->e[i].name, name))
-			return hs->e[i].h;
-	if (!make || hs->n == HEAT_MAX)
-		return NULL;
-	hs->e[hs->n].h = lat_heat_new(HEAT_CAP);
-	if (!hs->e[hs->n].h)
-		return NULL;
-	snprintf(hs->e[hs->n].name, sizeof(hs->e[0].name), "%s", name);
-	return hs->e[hs->n++].h;
-}
-
-void lat_heat_set_push(struct lat_heat_set *hs, const struct lat_snap *s)
-{
-	const struct lat_node *fam[LAT_MAX_FAMILIES * 2], *h[16];
-	int nf, nh;
-	char name[96];
-
-	if (!hs || s->final)
-		return;
-	nf = lat_screen_families(s, fam, LAT_MAX_FAMILIES * 2);
-	for (int i = 0; i < nf; i++) {
-		nh = lat_screen_hists(fam[i], h, 16);
-		for (int k = 0; k < nh; k++) {
-			struct lat_heat *m;
-
-			lat_screen_hist_name(name, sizeof(name), h[k]);
-			m = heat_get(hs, name, true);
-			if (m)
-				lat_heat_push(m, lat_node_iv(h[k], &hs->buf));
-		}
-	}
-}
-
-const struct lat_heat *lat_heat_set_find(struct lat_heat_set *hs, const char *name)
-{
-	return hs ? heat_get(hs, name, false) : NULL;
-}
-
-/* the summary's: every histogram that has samples, over the last intervals */
-void lat_heat_set_summary(struct lat_heat_set *hs, FILE *f, const struct lat_snap *s,
-			  int cols)
-{
-	const struct lat_node *fam[LAT_MAX_FAMILIES * 2], *h[16];
-	int nf = lat_screen_families(s, fam, LAT_MAX_FAMILIES * 2), nh;
-	char name[96];
-
-	for (int i = 0; hs && i < nf; i++) {
-		nh = lat_screen_hists(fam[i], h, 16);
-		for (int k = 0; k < nh; k++) {
-			const struct lat_heat *m;
-
-			lat_screen_hist_name(name, sizeof(name), h[k]);
-			m = heat_get(hs, name, false);
-			if (!m || !lat_node_run(h[k], &hs->buf)->count)
-				continue;
-			fprintf(f, "\nheat map: %s over time (a column an interval, "
-				"the newest right; 5 p50, 9 p99)\n", name);
-			lat_heat_render(f, m, cols, 14, LAT_HEAT_ASCII);
-		}
-	}
 }

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* report_screen.c: a snapshot on one screen, and as the plain tables */
-#ifndef LATBPF_SCREEN_H
-#define LATBPF_SCREEN_H
+/* A snapshot on one screen, and as the plain tables (screen.c). */
+#ifndef LATBPF_OUTPUT_SCREEN_H
+#define LATBPF_OUTPUT_SCREEN_H
 
 #include <stdbool.h>
 #include <stdio.h>
-#include "snap.h"
+#include "core/snap.h"
 
 struct lat_provenance;
 struct lat_heat;
@@ -24,6 +24,9 @@ struct lat_screen {
 	const char *heat_name;
 };
 
+/* at most this many families a screen shows (and lat_screen_families finds) */
+#define LAT_SCREEN_MAX_FAMILIES 32
+
 /* the families of a snapshot, in its order: the objects and lists that are
  * measurements (not provenance, self, drops or a bench baseline) */
 int lat_screen_families(const struct lat_snap *s, const struct lat_node **fam, int max);
@@ -35,17 +38,5 @@ void lat_screen_render(FILE *f, const struct lat_snap *s, const struct lat_prove
 int lat_screen_hists(const struct lat_node *fam, const struct lat_node **n, int max);
 /* "sched run-queue latency": a histogram's name in the tables */
 void lat_screen_hist_name(char *buf, size_t len, const struct lat_node *n);
-
-
-/* Heat maps over time for the histograms that are not in lists, by name:
- * the live view's (the focused one) and the summary's. Fed every
- * interval's snapshot. */
-struct lat_heat_set;
-struct lat_heat_set *lat_heat_set_new(void);
-void lat_heat_set_push(struct lat_heat_set *hs, const struct lat_snap *s);
-const struct lat_heat *lat_heat_set_find(struct lat_heat_set *hs, const char *name);
-void lat_heat_set_summary(struct lat_heat_set *hs, FILE *f, const struct lat_snap *s,
-			  int cols);
-void lat_heat_set_free(struct lat_heat_set *hs);
 
 #endif

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
+/* The live view's terminal: raw keys, the alternate screen, a frame written
+ * once and cut to the window (tty.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
-#include "tty.h"
+#include "output/tty.h"
 
 static void put(int fd, const char *s, size_t n)
 {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef LATBPF_TTY_H
-#define LATBPF_TTY_H
+/* The live view's terminal (tty.c). */
+#ifndef LATBPF_OUTPUT_TTY_H
+#define LATBPF_OUTPUT_TTY_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -17,8 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "lat.h"
-#include "hlog.h"
+#include "core/hist.h"
+#include "output/hlog_format.h"
 
 #define INTERVALS 4
 #define RAND_VALUES 100000

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bench/bench.h"
+#include "core/hist.h"
 #include "tap.h"
 
 static struct lat_hist h;

@@ -4,7 +4,7 @@
  * each added several times, at sizes from 1 to a million. */
 #include <stdlib.h>
 #include <string.h>
-#include "distinct.h"
+#include "core/distinct.h"
 #include "tap.h"
 
 static struct lat_distinct d;

@@ -10,9 +10,11 @@
  * also writes every case as a line {"hex": input, "json": output} for
  * node's JSON.parse (tests/integration/hostile.t).
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include "lat.h"
+#include "core/escape.h"
+#include "families/hiccup.h"
 #include "tap.h"
 
 static char *json(const char *s)

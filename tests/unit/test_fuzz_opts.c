@@ -14,8 +14,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "lat.h"
 #include "bench/bench.h"
+#include "cli/opts.h"
+#include "core/escape.h"
+#include "core/parse.h"
+#include "families/family.h"
 #include "tap.h"
 #include "argfuzz.h"
 
@@ -111,10 +114,10 @@ static bool one_line(const char *s, size_t n, bool bench)
 /* What a successful trace parse must hold */
 static bool coherent(const struct lat_opts *o)
 {
-	return o->interval_ns >= 10000000ULL && o->n_pids <= LAT_MAX_IDS &&
-	       o->n_tids <= LAT_MAX_IDS && (!o->n_pids || o->pids) && o->probes &&
+	return o->interval_ns >= 10000000ULL && o->target.n_pids <= LAT_MAX_IDS &&
+	       o->target.n_tids <= LAT_MAX_IDS && (!o->target.n_pids || o->target.pids) && o->probes &&
 	       o->probes < (1U << lat_nr_modules()) &&
-	       !(o->command && (o->n_pids || o->n_tids)) && (!o->command || o->command[0]);
+	       !(o->target.command && (o->target.n_pids || o->target.n_tids)) && (!o->target.command || o->target.command[0]);
 }
 
 static int help(void *arg)

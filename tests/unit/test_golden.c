@@ -18,9 +18,15 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "tap.h"
-#include "lat.h"
-#include "report.h"
-#include "screen.h"
+#include "core/saved.h"
+#include "core/snap.h"
+#include "output/hlog.h"
+#include "output/html.h"
+#include "output/json.h"
+#include "output/prom.h"
+#include "output/screen.h"
+#include "output/sink.h"
+#include "output/text.h"
 
 #define DIR "tests/golden/"
 

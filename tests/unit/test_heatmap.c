@@ -2,10 +2,10 @@
 /* The heat map, judged from its output only: rendered ASCII is parsed back
  * into labelled bands and columns, so a test fails on what a user would
  * see, not on the module's internals. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include "heatmap.h"
-#include "lat.h"
+#include "output/heatmap.h"
 #include "tap.h"
 
 static struct lat_hist iv;

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The hiccup family's intruder totals: the hash's entries plus every CPU's
  * cached slots (latbpf/hiccup.h), merged by lat_hc_merge_caches(). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "lat.h"
+#include "families/hiccup.h"
 #include "tap.h"
 
 static void put(struct lat_hc_intruder_list *l, __u32 cpu, __u32 who, __u32 id,

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "lat.h"
+#include "core/hist.h"
 #include "tap.h"
 
 /* HdrHistogram_c's counts_index for lowest 1, 1 significant digit

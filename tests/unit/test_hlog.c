@@ -5,13 +5,13 @@
  * histogram, the overflow rule (no count is ever dropped), and the file
  * the log API writes. Java's and JS's own readers check the same output in
  * tests/integration/hlog_format.t. */
+#include <stdbool.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
-#include "lat.h"
-#include "hlog.h"
+#include "output/hlog_format.h"
 #include "tap.h"
 
 static const char alpha[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

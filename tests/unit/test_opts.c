@@ -4,7 +4,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "lat.h"
+#include "cli/opts.h"
+#include "core/cpulist.h"
+#include "core/parse.h"
+#include "families/family.h"
 #include "tap.h"
 
 static int parse(const char *line, struct lat_opts *o)
@@ -85,12 +88,12 @@ int main(void)
 	ok(lat_parse_probes(",", &mask) == -EINVAL, "empty family list rejected");
 
 	ok(parse("", &o) == 0 && o.interval_ns == 1000000000ULL && o.probes == 31 &&
-	   !o.command && !o.n_pids, "defaults");
+	   !o.target.command && !o.target.n_pids, "defaults");
 	ok(parse("--pid 12,13 --tid 14 -i 250ms -d 3s --per-thread --per-cpu --json - --no-tui -v "
-		 "--hlog x.hlog --prometheus 9100", &o) == 0 && o.n_pids == 2 && o.n_tids == 1 &&
+		 "--hlog x.hlog --prometheus 9100", &o) == 0 && o.target.n_pids == 2 && o.target.n_tids == 1 &&
 	   o.interval_ns == 250000000 && o.duration_ns == 3000000000ULL && o.no_tui &&
-	   o.verbose && !strcmp(o.json_path, "-") && !strcmp(o.hlog_path, "x.hlog") &&
-	   !strcmp(o.prom_addr, "9100"), "full option set");
+	   o.verbose && !strcmp(o.outputs[0], "-") && !strcmp(o.outputs[1], "x.hlog") &&
+	   !strcmp(o.outputs[2], "9100"), "full option set");
 	/* the families' own options land in their own configuration, which
 	 * only they read: here, that it changed and that bad values fail */
 	{
@@ -108,8 +111,8 @@ int main(void)
 		   "--per-thread and --threshold set sched's and hiccup's configuration");
 		ok(parse("--threshold soon", &o) == -EINVAL, "a family's bad value rejected");
 	}
-	ok(parse("-- sleep 1 --pid 3", &o) == 0 && o.command &&
-	   !strcmp(o.command[0], "sleep") && !strcmp(o.command[2], "--pid") && !o.n_pids,
+	ok(parse("-- sleep 1 --pid 3", &o) == 0 && o.target.command &&
+	   !strcmp(o.target.command[0], "sleep") && !strcmp(o.target.command[2], "--pid") && !o.target.n_pids,
 	   "options after -- belong to the command");
 	ok(parse("--interval 5ms", &o) == -EINVAL, "interval below 10ms rejected");
 	ok(parse("--duration 0s", &o) == -EINVAL, "zero duration rejected");

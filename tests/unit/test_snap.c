@@ -4,7 +4,9 @@
  * cumulative buckets, escaping). */
 #include <stdlib.h>
 #include <string.h>
-#include "lat.h"
+#include "core/snap.h"
+#include "output/json.h"
+#include "output/prom.h"
 #include "tap.h"
 
 static struct lat_hist run, before;

@@ -2,7 +2,7 @@
 /* lat_table: get-or-insert keeps items sorted by key, zeroes new ones. */
 #include <stdlib.h>
 #include <string.h>
-#include "lat.h"
+#include "core/maps.h"
 #include "tap.h"
 
 struct item {
