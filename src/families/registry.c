@@ -17,7 +17,8 @@
 	F(hiccup)	\
 	F(fault)	\
 	F(block)	\
-	F(tcp)
+	F(tcp)		\
+	/* a new family: its line above this one */
 
 #define DECLARE(name) extern const struct lat_module_ops lat_##name##_ops;
 FAMILIES(DECLARE)
