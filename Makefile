@@ -29,8 +29,7 @@ endif
 WARN := -Wall -Wextra -Werror -Wno-unused-parameter
 CFLAGS ?= -O2 -g
 
-LAT_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -MMD -MP -Iinclude -Isrc -I$(O) \
-	-DLATBPF_VERSION='"$(VERSION)"' -DLATBPF_COMMIT='"$(COMMIT)"' -D_GNU_SOURCE
+LAT_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -MMD -MP -Iinclude -Isrc -I$(O) -D_GNU_SOURCE
 LDLIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lz -lm -lpthread -ldl \
 	$(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 # libmicrohttpd is not linked: src/http.c opens it for --prometheus only
@@ -48,7 +47,7 @@ TOOLS := $(patsubst tools/%.c,$(O)/tools/%,$(wildcard tools/*.c))
 .DELETE_ON_ERROR:
 .SECONDARY: $(SKELS) $(patsubst %,$(O)/bpf/%.bpf.o,$(BPF_OBJS) $(TOOL_SKELS)) \
 	$(patsubst %,$(O)/bpf/%.tmp.bpf.o,$(BPF_OBJS) $(TOOL_SKELS))
-.PHONY: all run test unit install vmlinux overhead soak clean deps bpf-cflags test-kernels
+.PHONY: all run test unit install vmlinux overhead soak clean deps bpf-cflags test-kernels FORCE
 
 all: $(O)/latbpf $(TOOLS) $(UNIT_TESTS)
 
@@ -71,7 +70,15 @@ $(O)/%.skel.h: $(O)/bpf/%.bpf.o
 # 64-byte line each, so where the code lands does not rank them
 $(O)/src/bench/call.o: LAT_CFLAGS += -falign-loops=64
 
-$(O)/src/%.o: src/%.c $(SKELS)
+# The version and commit, rewritten only when they change: what includes
+# it is rebuilt after a commit, and nothing else is.
+$(O)/version.h: FORCE | $(O)
+	$(Q)printf '#define LATBPF_VERSION "%s"\n#define LATBPF_COMMIT "%s"\n' \
+		'$(VERSION)' '$(COMMIT)' >$@.tmp
+	$(Q)cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
+FORCE:
+
+$(O)/src/%.o: src/%.c $(SKELS) | $(O)/version.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(LAT_CFLAGS) -c $< -o $@
@@ -81,7 +88,7 @@ $(O)/latbpf: $(O)/src/main.o $(OBJS)
 	$(Q)$(CC) $(LAT_CFLAGS) $^ -o $@ $(LDLIBS)
 
 # Unit tests link the loader's objects (not main.o) and need no root.
-$(O)/tests/%.t: tests/unit/%.c $(OBJS) | $(O)/tests
+$(O)/tests/%.t: tests/unit/%.c $(OBJS) | $(O)/tests $(O)/version.h
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(LAT_CFLAGS) $^ -o $@ $(LDLIBS)
 
@@ -91,7 +98,7 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fra
 FUZZ_SRCS := src/cli/opts.c src/core/escape.c src/core/provenance.c src/bench/run.c
 # (its generator, argfuzz.h, named: the .d of a multi-source build lacks it)
 $(O)/tests/test_fuzz_opts.t: tests/unit/test_fuzz_opts.c $(FUZZ_SRCS) tests/unit/argfuzz.h \
-		$(filter-out $(FUZZ_SRCS:src/%.c=$(O)/src/%.o),$(OBJS)) | $(O)/tests
+		$(filter-out $(FUZZ_SRCS:src/%.c=$(O)/src/%.o),$(OBJS)) | $(O)/tests $(O)/version.h
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(LAT_CFLAGS) $(FUZZ_SAN) $(filter-out %.h,$^) -o $@ $(LDLIBS)
 

@@ -13,6 +13,7 @@
 #include "core/snap.h"
 #include "output/hlog_format.h"
 #include "output/sink.h"
+#include "version.h"	/* generated: LATBPF_VERSION, LATBPF_COMMIT */
 
 struct hlog_sink {
 	struct lat_sink k;

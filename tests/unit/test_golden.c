@@ -27,6 +27,7 @@
 #include "output/screen.h"
 #include "output/sink.h"
 #include "output/text.h"
+#include "version.h"	/* generated: LATBPF_VERSION, LATBPF_COMMIT */
 
 #define DIR "tests/golden/"
 
