@@ -80,6 +80,10 @@ void lat_usage(FILE *f)
 "                            latbpf runs: each of its programs' events and\n"
 "                            ns/event in \"self\" (costs every BPF program\n"
 "                            on the host two clock reads per run)\n"
+"      --priority idle|normal  latbpf's threads at SCHED_IDLE (default: a task\n"
+"                            that wakes on their CPU preempts them at once) or\n"
+"                            as started (normal: for a host so loaded that\n"
+"                            latbpf at idle would not run)\n"
 "  -v, --verbose             libbpf's messages too\n"
 "  -V, --version             version and exit\n"
 "  -h, --help                this text\n"
@@ -99,7 +103,7 @@ void lat_opts_free(struct lat_opts *o)
 }
 
 
-enum { OPT_PROBES = 256, OPT_NO_TUI, OPT_BASELINE, OPT_BPF_STATS,
+enum { OPT_PROBES = 256, OPT_NO_TUI, OPT_BASELINE, OPT_BPF_STATS, OPT_PRIORITY,
        OPT_CGROUP, OPT_CHILDREN, OPT_CPUS,
        OPT_OUTPUT = 512 /* + index into lat_outputs */,
        OPT_FAMILY = 1024 /* + index into the family options */ };
@@ -146,6 +150,7 @@ static const struct option common[] = {
 	{ "no-tui", no_argument, 0, OPT_NO_TUI },
 	{ "baseline", no_argument, 0, OPT_BASELINE },
 	{ "bpf-stats", no_argument, 0, OPT_BPF_STATS },
+	{ "priority", required_argument, 0, OPT_PRIORITY },
 	{ "verbose", no_argument, 0, 'v' },
 	{ "version", no_argument, 0, 'V' },
 	{ "help", no_argument, 0, 'h' },
@@ -210,6 +215,20 @@ static int set_dur(const char *arg, __u64 *ns, __u64 min, const char *says)
 	return err;
 }
 
+/* --priority idle|normal */
+static int set_priority(struct lat_opts *o, const char *arg)
+{
+	char q[LAT_ARG_MAX];
+
+	if (strcmp(arg, "idle") && strcmp(arg, "normal")) {
+		fprintf(stderr, "latbpf: bad --priority '%s' (idle or normal)\n",
+			lat_term_arg(q, sizeof(q), arg));
+		return -EINVAL;
+	}
+	o->priority_normal = !strcmp(arg, "normal");
+	return 0;
+}
+
 /* one option getopt_long returned: 0, -EINVAL said, or 1 for one it does
  * not know (refused by the caller) */
 static int take(const struct optset *s, struct lat_opts *o, int c, const char *arg)
@@ -237,6 +256,8 @@ static int take(const struct optset *s, struct lat_opts *o, int c, const char *a
 	case OPT_NO_TUI: o->no_tui = true; return 0;
 	case OPT_BASELINE: o->baseline = true; return 0;
 	case OPT_BPF_STATS: o->bpf_stats = true; return 0;
+	case OPT_PRIORITY:
+		return set_priority(o, arg);
 	case 'v': o->verbose = true; return 0;
 	case 'V': o->version = true; return 0;
 	case 'h': o->help = true; return 0;

@@ -19,6 +19,7 @@ struct lat_opts {
 	unsigned probes;		/* bit i: lat_modules[i] */
 	__u64 interval_ns, duration_ns;
 	bool no_tui, verbose, baseline, bpf_stats;
+	bool priority_normal;		/* --priority normal: not SCHED_IDLE */
 	const char *outputs[LAT_MAX_OUTPUTS];	/* each lat_outputs[i]'s argument, or NULL */
 	bool help, version;
 	/* each family's own options, in the layout it alone knows */

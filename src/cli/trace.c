@@ -22,6 +22,7 @@
 #include "cli/trace.h"
 #include "bench/bench.h"
 #include "cli/opts.h"
+#include "core/away.h"
 #include "core/btf.h"
 #include "core/clock.h"
 #include "core/escape.h"
@@ -36,6 +37,7 @@
 #include "output/live.h"
 #include "output/sink.h"
 #include "output/text.h"
+#include "version.h"	/* generated: LATBPF_VERSION, LATBPF_COMMIT */
 
 #define MAX_SINKS 8
 
@@ -55,6 +57,8 @@ struct trace {
 	struct lat_self self;
 	__u64 t0, t_last;	/* start, last poll */
 	long interval;
+	__u64 timer_t0, ticks;	/* the interval timer's start, its ticks so far */
+	bool late;		/* this interval's poll came late */
 	int sfd;		/* the signals that end the run */
 };
 
@@ -158,7 +162,6 @@ static enum lat_status resolve_target(struct trace *t)
 	t->run.ntids = t->tgt.ntids;
 	t->run.target = t->tgt.t;
 	t->run.watch = t->o.target.watch;
-	lat_away_init(&t->away);
 	lat_away_update(&t->away, &t->run);
 	lat_provenance_set_away(t->prov, &t->away);
 	t->run.ncpus = libbpf_num_possible_cpus();
@@ -248,10 +251,15 @@ static void publish(struct trace *t, bool final)
 	s->iv_start_s = (t->t_last - t->t0) / 1e9;
 	s->iv_len_s = (now - t->t_last) / 1e9;
 	t->t_last = now;
-	if (final)
+	if (final) {
 		lat_pub_flags(lat_pub_bool(s, "final", true), LAT_F_PROV);
-	else
+	} else {
 		lat_pub_flags(lat_pub_num(s, "interval", t->interval), LAT_F_PROV);
+		/* the interval as it was, not as asked: a late poll's is longer */
+		lat_pub_flags(lat_pub_real(s, "length_s", s->iv_len_s, 3), LAT_F_PROV);
+		if (t->late)
+			lat_pub_flags(lat_pub_bool(s, "late", true), LAT_F_PROV);
+	}
 	lat_provenance_publish(t->prov, s, s->elapsed_ns);
 	lat_self_publish(&t->self, s);
 	lat_families_publish(&t->fams, s);
@@ -285,16 +293,30 @@ static int poll_all(struct trace *t)
 	return lat_families_poll(&t->fams);
 }
 
-/* one interval: read the maps, render */
-static int tick(struct trace *t)
+/* one interval: read the maps, render; late: the poll started later than
+ * a tenth of an interval (10 ms at least) after it was due */
+static int tick(struct trace *t, bool late)
 {
 	int err;
 
 	t->interval++;
 	if ((err = poll_all(t)))
 		return err;
+	t->late = late;
+	t->self.late += late;
 	render(t, false);
 	return 0;
+}
+
+/* the timer's ticks: the poll is due at the last of them */
+static bool late_poll(struct trace *t, __u64 ticks)
+{
+	__u64 iv = t->o.interval_ns, now = lat_now_ns(), due;
+	__u64 grace = iv / 10 > 10000000ULL ? iv / 10 : 10000000ULL;
+
+	t->ticks += ticks;
+	due = t->timer_t0 + t->ticks * iv;
+	return now > due + grace;
 }
 
 static int start_timer(__u64 interval_ns)
@@ -356,6 +378,7 @@ static int loop(struct trace *t)
 
 	if (tfd < 0)
 		return tfd;
+	t->timer_t0 = lat_now_ns();
 	for (;;) {
 		n = 0;
 		pfd[n++] = (struct pollfd){ .fd = t->sfd, .events = POLLIN };
@@ -383,7 +406,7 @@ static int loop(struct trace *t)
 
 			if (read(tfd, &ticks, sizeof(ticks)) < 0)
 				continue;
-			if ((err = tick(t)))
+			if ((err = tick(t, late_poll(t, ticks))))
 				break;
 		}
 		for (i = 3; i < n; i++)
@@ -409,7 +432,7 @@ static int finish(struct trace *t, int err)
 		if (t->sinks[i]->ops->stop)
 			t->sinks[i]->ops->stop(t->sinks[i]);
 	if (!err && lat_now_ns() - t->t_last >= 1000000ULL)
-		err = tick(t);
+		err = tick(t, false);
 	if (render(t, true) && !err)
 		err = -EIO;
 	return err;
@@ -453,14 +476,19 @@ static enum lat_status prepare(struct trace *t, int argc, char **argv)
 	t->prov = lat_provenance_new(argc, argv, t->o.interval_ns, &t->o.target.watch);
 	if (!t->prov || t->sfd < 0)
 		return LAT_FAIL_RUNTIME;
-	if ((st = resolve_target(t)) || (st = open_outputs(t, true)))
-		return st;
-	/* before attaching: the probes must not weigh on what it measures */
+	/* before attaching: the probes must not weigh on what it measures;
+	 * at the priority latbpf was started with, as a bench runs */
 	if (t->o.baseline) {
 		t->baseline = lat_baseline_run(lat_provenance_tsc_flags(t->prov));
 		if (!t->baseline)
 			fprintf(stderr, "latbpf: --baseline: out of memory; going on without\n");
 	}
+	/* from here on every thread of latbpf yields (the COMMAND, forked
+	 * next, gets back what latbpf was started with) */
+	lat_away_init(&t->away);
+	lat_away_yield(&t->away, !t->o.priority_normal);
+	if ((st = resolve_target(t)) || (st = open_outputs(t, true)))
+		return st;
 	if ((st = attach(t)))
 		return st;
 	t->to_tty = !t->o.no_tui && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) &&

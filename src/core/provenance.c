@@ -7,12 +7,14 @@
 #include <time.h>
 #include <unistd.h>
 #include "core/provenance.h"
+#include "core/away.h"
 #include "core/cpulist.h"
 #include "core/escape.h"
 #include "core/fmt.h"
 #include "core/proc.h"
 #include "core/snap.h"
 #include "core/target.h"
+#include "version.h"	/* generated: LATBPF_VERSION, LATBPF_COMMIT */
 
 #define MAX_PROBES 8
 
@@ -213,6 +215,8 @@ void lat_provenance_publish(const struct lat_provenance *p, struct lat_snap *s,
 		lat_pub_str(s, "runs_on", lat_fmt_cpulist(l, sizeof(l), &p->away->runs_on));
 		lat_pub_str(s, "target_pinned", lat_fmt_cpulist(l, sizeof(l), &p->away->avoid));
 		lat_pub_bool(s, "shares_target_cpu", p->away->stuck);
+		if (p->away->priority)
+			lat_pub_str(s, "priority", p->away->priority);
 		lat_pub_end(s);
 	}
 	lat_pub_end(s);

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <linux/types.h>
+#include "core/away.h"
 #include "core/snap.h"
 #include "core/target.h"
 

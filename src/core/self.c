@@ -200,6 +200,7 @@ void lat_self_poll(struct lat_self *s)
 {
 	s->t_before = s->t_now;
 	s->cpu_before = s->cpu_now;
+	s->late_before = s->late;
 	for (int i = 0; i < s->nprogs; i++) {
 		s->progs[i].cnt_before = s->progs[i].cnt;
 		s->progs[i].ns_before = s->progs[i].ns;
@@ -232,6 +233,10 @@ void lat_self_publish(const struct lat_self *s, struct lat_snap *snap)
 		      LAT_F_GAUGE);
 	lat_pub_flags(lat_pub_count(snap, "kernel_map_bytes", s->map_bytes, s->map_bytes),
 		      LAT_F_GAUGE);
+	/* polls that started later than a tenth of an interval (10 ms at
+	 * least) after they were due: their interval records say "late" */
+	lat_pub_flags(lat_pub_count(snap, "late_polls", s->late - s->late_before, s->late),
+		      LAT_F_NONZERO);
 	lat_pub_str(snap, "bpf_stats", s->stats_how);
 	if (s->stats) {
 		for (int i = 0; i < s->nprogs; i++) {

@@ -21,6 +21,9 @@ struct lat_self {
 	__u64 t_start, t_before, t_now;		/* CLOCK_MONOTONIC */
 	__u64 cpu_start, cpu_before, cpu_now;	/* this process's CPU time */
 	__u64 rss, rss_peak, map_bytes;
+	/* polls that came late (latbpf yields: on a busy host it waits), at
+	 * this poll and at the one before */
+	__u64 late, late_before;
 	int nprogs;
 	struct lat_self_prog progs[LAT_SELF_MAX_PROGS];
 };

@@ -17,8 +17,8 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include "core/target.h"
+#include "core/away.h"
 #include "core/clock.h"
-#include "core/cpulist.h"
 #include "core/escape.h"
 #include "core/parse.h"
 #include "core/proc.h"
@@ -198,9 +198,11 @@ static int fork_command(struct lat_tgt *g, char **command)
 
 		close(go[1]);
 		close(ex[0]);
-		/* latbpf blocks these for its signalfd; exec would keep that */
+		/* latbpf blocks these for its signalfd, and yields to every
+		 * other task: exec would keep both */
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
+		lat_away_unyield();
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);	/* EOF: latbpf gave up before starting us */
 		execvp(command[0], command);
@@ -406,66 +408,4 @@ void lat_run_pinned_free(void)
 {
 	free(pinned.v);
 	memset(&pinned, 0, sizeof(pinned));
-}
-
-static void add_if_pinned(__u32 tid, int cpu, void *ctx)
-{
-	cpu_set_t *avoid = ctx;
-
-	(void)tid;
-	if (cpu < CPU_SETSIZE)
-		CPU_SET(cpu, avoid);
-}
-
-void lat_away_init(struct lat_away *a)
-{
-	memset(a, 0, sizeof(*a));
-	if (sched_getaffinity(0, sizeof(a->given), &a->given))
-		CPU_ZERO(&a->given);
-	a->runs_on = a->given;
-	lat_read_cpulist("/sys/devices/system/cpu/isolated", &a->isolated);
-	lat_read_cpulist("/sys/devices/system/cpu/nohz_full", &a->nohz_full);
-}
-
-/* every thread of this process to set */
-static void move_threads(const cpu_set_t *set)
-{
-	struct dirent *d;
-	DIR *dir = opendir("/proc/self/task");
-
-	sched_setaffinity(0, sizeof(*set), set);
-	if (!dir)
-		return;
-	while ((d = readdir(dir)))
-		if (d->d_name[0] != '.')
-			sched_setaffinity((pid_t)atoi(d->d_name), sizeof(*set), set);
-	closedir(dir);
-}
-
-bool lat_away_update(struct lat_away *a, const struct lat_run *run)
-{
-	cpu_set_t want, quiet;
-
-	if (!CPU_COUNT(&a->given))
-		return false;
-	CPU_ZERO(&a->avoid);
-	lat_run_each_pinned(run, add_if_pinned, &a->avoid);
-	/* off the target's CPUs: where none is left, latbpf stays where it
-	 * was started, and its time on the target's CPUs is named as such
-	 * (the hiccup intruder "latbpf (self)") */
-	CPU_XOR(&want, &a->given, &a->avoid);
-	CPU_AND(&want, &want, &a->given);
-	a->stuck = !CPU_COUNT(&want);
-	if (a->stuck)
-		want = a->given;
-	/* and off isolated and nohz_full CPUs while others remain */
-	CPU_OR(&quiet, &a->isolated, &a->nohz_full);
-	CPU_AND(&quiet, &quiet, &want);
-	if (CPU_COUNT(&quiet) && CPU_COUNT(&quiet) < CPU_COUNT(&want))
-		CPU_XOR(&want, &want, &quiet);
-	if (CPU_EQUAL(&want, &a->runs_on))
-		return false;
-	move_threads(&want);
-	a->runs_on = want;
-	return true;
 }

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* What is traced: the user's target resolved to processes, threads and
- * cgroups, watched for its end (target.c, scope.c); and latbpf's own
- * threads kept off the target's CPUs. */
+ * cgroups, watched for its end (target.c, scope.c). */
 #ifndef LATBPF_CORE_TARGET_H
 #define LATBPF_CORE_TARGET_H
 
@@ -66,24 +65,5 @@ void lat_tgt_cleanup(struct lat_tgt *g);
 int lat_scope_init(struct lat_tgt *g, const struct lat_target_spec *o);
 int lat_scope_load(struct lat_tgt *g, struct lat_run *run);
 void lat_scope_cleanup(struct lat_tgt *g);
-
-/*
- * latbpf's own threads, kept off the target: off every CPU a target thread
- * is pinned to (an affinity of one CPU), and off isolated and nohz_full
- * CPUs, while other CPUs remain of those latbpf was started on. Applied to
- * every thread of latbpf (new ones inherit it) and checked again at every
- * poll, as the target may change its affinity.
- */
-struct lat_away {
-	cpu_set_t given;	/* what latbpf was started with */
-	cpu_set_t isolated, nohz_full;	/* from sysfs */
-	cpu_set_t avoid;	/* the target's pinned CPUs, last seen */
-	cpu_set_t runs_on;	/* latbpf's threads' affinity now */
-	bool stuck;		/* nowhere to go: latbpf shares a target's CPU */
-};
-void lat_away_init(struct lat_away *a);
-/* re-reads the target's pinned CPUs and moves latbpf's threads when they
- * changed; true when it moved them */
-bool lat_away_update(struct lat_away *a, const struct lat_run *run);
 
 #endif

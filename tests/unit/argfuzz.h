@@ -319,6 +319,13 @@ static char *af_v_cpus(struct af *a, int which)
 	return af_chance(a, 90) ? (char *)AF_PICK(a, l) : af_junk(a);
 }
 
+static char *af_v_priority(struct af *a, int which)
+{
+	static const char *const l[] = { "idle", "normal", "", "IDLE", "nice", "19", "normal,idle" };
+
+	return af_chance(a, 90) ? (char *)AF_PICK(a, l) : af_junk(a);
+}
+
 static char *af_v_cgroup(struct af *a, int which)
 {
 	static const char *const l[] = { "/", "/nope", "", ",", "/,/", "/sys/fs/cgroup",
@@ -350,7 +357,7 @@ static const struct af_opt af_trace_opts[] = {
 	{ "help", 'h', NULL, 0 }, { "per-thread", 0, NULL, 0 }, { "per-cpu", 0, NULL, 0 },
 	{ "per-remote", 0, NULL, 0 }, { "bpf-stats", 0, NULL, 0 },
 	{ "cgroup", 0, af_v_cgroup, 0 }, { "children", 0, NULL, 0 },
-	{ "cpus", 0, af_v_cpus, 0 },
+	{ "cpus", 0, af_v_cpus, 0 }, { "priority", 0, af_v_priority, 0 },
 };
 
 /* latbpf bench --help's */

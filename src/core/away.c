@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * latbpf must not become the hiccup it measures (DESIGN.md): its threads
+ * run off the CPUs its target is pinned to, and off isolated and nohz_full
+ * CPUs while others remain; and below everything it watches in the
+ * scheduler (away.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include "core/away.h"
+#include "core/cpulist.h"
+#include "core/run.h"
+
+static void add_if_pinned(__u32 tid, int cpu, void *ctx)
+{
+	cpu_set_t *avoid = ctx;
+
+	(void)tid;
+	if (cpu < CPU_SETSIZE)
+		CPU_SET(cpu, avoid);
+}
+
+void lat_away_init(struct lat_away *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (sched_getaffinity(0, sizeof(a->given), &a->given))
+		CPU_ZERO(&a->given);
+	a->runs_on = a->given;
+	lat_read_cpulist("/sys/devices/system/cpu/isolated", &a->isolated);
+	lat_read_cpulist("/sys/devices/system/cpu/nohz_full", &a->nohz_full);
+}
+
+/* every thread of this process to set */
+static void move_threads(const cpu_set_t *set)
+{
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/task");
+
+	sched_setaffinity(0, sizeof(*set), set);
+	if (!dir)
+		return;
+	while ((d = readdir(dir)))
+		if (d->d_name[0] != '.')
+			sched_setaffinity((pid_t)atoi(d->d_name), sizeof(*set), set);
+	closedir(dir);
+}
+
+bool lat_away_update(struct lat_away *a, const struct lat_run *run)
+{
+	cpu_set_t want, quiet;
+
+	if (!CPU_COUNT(&a->given))
+		return false;
+	CPU_ZERO(&a->avoid);
+	lat_run_each_pinned(run, add_if_pinned, &a->avoid);
+	/* off the target's CPUs: where none is left, latbpf stays where it
+	 * was started, and its time on the target's CPUs is named as such
+	 * (the hiccup intruder "latbpf (self)") */
+	CPU_XOR(&want, &a->given, &a->avoid);
+	CPU_AND(&want, &want, &a->given);
+	a->stuck = !CPU_COUNT(&want);
+	if (a->stuck)
+		want = a->given;
+	/* and off isolated and nohz_full CPUs while others remain */
+	CPU_OR(&quiet, &a->isolated, &a->nohz_full);
+	CPU_AND(&quiet, &quiet, &want);
+	if (CPU_COUNT(&quiet) && CPU_COUNT(&quiet) < CPU_COUNT(&want))
+		CPU_XOR(&want, &want, &quiet);
+	if (CPU_EQUAL(&want, &a->runs_on))
+		return false;
+	move_threads(&want);
+	a->runs_on = want;
+	return true;
+}
+
+/* what latbpf was started with, for the children it starts */
+static int start_policy = -1, start_nice;
+
+const char *lat_away_yield(struct lat_away *a, bool idle)
+{
+	struct sched_param none = { 0 };
+
+	start_policy = sched_getscheduler(0);
+	errno = 0;
+	start_nice = getpriority(PRIO_PROCESS, 0);
+	if (errno)
+		start_nice = 0;
+	a->priority = "normal";
+	if (!idle)
+		return a->priority;
+	if (!sched_setscheduler(0, SCHED_IDLE, &none))
+		a->priority = "idle";
+	else if (!setpriority(PRIO_PROCESS, 0, 19))
+		a->priority = "nice 19";
+	return a->priority;
+}
+
+void lat_away_unyield(void)
+{
+	struct sched_param none = { 0 };
+
+	if (start_policy < 0 || start_policy == sched_getscheduler(0))
+		return;
+	/* a real-time start keeps its priority: only a CFS policy is ours to give back */
+	if (start_policy == SCHED_OTHER || start_policy == SCHED_BATCH || start_policy == SCHED_IDLE)
+		sched_setscheduler(0, start_policy, &none);
+	setpriority(PRIO_PROCESS, 0, start_nice);
+}

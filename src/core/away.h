@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* latbpf keeps out of its target's way: off its CPUs, and below it in the
+ * scheduler (away.c). */
+#ifndef LATBPF_CORE_AWAY_H
+#define LATBPF_CORE_AWAY_H
+
+#include <sched.h>
+#include <stdbool.h>
+#include "core/run.h"
+
+/*
+ * latbpf's own threads, kept off the target: off every CPU a target thread
+ * is pinned to (an affinity of one CPU), and off isolated and nohz_full
+ * CPUs, while other CPUs remain of those latbpf was started on. Applied to
+ * every thread of latbpf (new ones inherit it) and checked again at every
+ * poll, as the target may change its affinity.
+ */
+struct lat_away {
+	cpu_set_t given;	/* what latbpf was started with */
+	cpu_set_t isolated, nohz_full;	/* from sysfs */
+	cpu_set_t avoid;	/* the target's pinned CPUs, last seen */
+	cpu_set_t runs_on;	/* latbpf's threads' affinity now */
+	bool stuck;		/* nowhere to go: latbpf shares a target's CPU */
+	const char *priority;	/* lat_away_yield()'s: "idle", "nice 19", "normal" */
+};
+void lat_away_init(struct lat_away *a);
+/* re-reads the target's pinned CPUs and moves latbpf's threads when they
+ * changed; true when it moved them */
+bool lat_away_update(struct lat_away *a, const struct lat_run *run);
+
+/*
+ * And out of its time: latbpf's threads (this one and every one it starts
+ * later) at SCHED_IDLE, so a task that wakes on their CPU preempts them at
+ * once; where the kernel refuses that, at the lowest CFS weight (nice 19).
+ * idle false leaves them as latbpf was started ("normal"). Returns what it
+ * got, also in a->priority.
+ */
+const char *lat_away_yield(struct lat_away *a, bool idle);
+/* In a child latbpf starts (the COMMAND), before it execs: the policy and
+ * nice latbpf was started with. */
+void lat_away_unyield(void);
+
+#endif
