@@ -40,9 +40,10 @@ static int map_each_batch(int fd, void *buf, int (*fn)(const void *key, void *va
 	vsize = ncpus > 1 || info.type == BPF_MAP_TYPE_PERCPU_HASH ||
 			info.type == BPF_MAP_TYPE_LRU_PERCPU_HASH ?
 		(size_t)((info.value_size + 7) & ~7U) * (size_t)ncpus : info.value_size;
-	/* at most 256 KiB of values at a time: RSS, not syscalls, is the
-	 * bound for 16 KB values */
-	chunk = 256 * 1024 / vsize;
+	/* at most 48 KiB of values at a time: one batch is one stretch in
+	 * the kernel that a task waking on latbpf's CPU cannot preempt (256
+	 * KiB took 110-160 us), and heap memory, not a fresh mmap each poll */
+	chunk = 48 * 1024 / vsize;
 	chunk = chunk < 1 ? 1 : chunk > 1024 ? 1024 : chunk;
 	keys = malloc(chunk * info.key_size);
 	vals = malloc(chunk * vsize);

@@ -6,9 +6,11 @@
 #include "core/snap.h"
 
 #define LAT_SELF_MAX_PROGS 64
+#define LAT_SELF_MAX_MAPS 256
 
 struct lat_self_prog {
 	__u32 id;
+	int fd;			/* latbpf's, for its run-time statistics */
 	char name[64];		/* the function's, from the program's BTF */
 	__u64 cnt, ns;		/* run_cnt, run_time_ns now */
 	__u64 cnt_before, ns_before;	/* at the poll before */
@@ -26,6 +28,7 @@ struct lat_self {
 	__u64 late, late_before;
 	int nprogs;
 	struct lat_self_prog progs[LAT_SELF_MAX_PROGS];
+	int map_fds[LAT_SELF_MAX_MAPS], nmaps;	/* one fd per map latbpf holds */
 };
 
 /* after attaching: the programs' counts start here */
