@@ -58,7 +58,7 @@ struct trace {
 	__u64 t0, t_last;	/* start, last poll */
 	long interval;
 	__u64 timer_t0, ticks;	/* the interval timer's start, its ticks so far */
-	bool late;		/* this interval's poll came late */
+	bool late;		/* this interval's poll came late (tick) */
 	int sfd;		/* the signals that end the run */
 };
 
@@ -293,30 +293,29 @@ static int poll_all(struct trace *t)
 	return lat_families_poll(&t->fams);
 }
 
-/* one interval: read the maps, render; late: the poll started later than
- * a tenth of an interval (10 ms at least) after it was due */
-static int tick(struct trace *t, bool late)
+/* one interval: read the maps, render. due: when its poll was due (0: now,
+ * the run's last stretch); it came late when its maps were read more than a
+ * tenth of an interval (10 ms at least) after that: latbpf yields, so a busy
+ * moment holds it back, and the interval is longer by as much */
+static int tick(struct trace *t, __u64 due)
 {
+	__u64 iv = t->o.interval_ns, grace = iv / 10 > 10000000ULL ? iv / 10 : 10000000ULL;
 	int err;
 
 	t->interval++;
 	if ((err = poll_all(t)))
 		return err;
-	t->late = late;
-	t->self.late += late;
+	t->late = due && lat_now_ns() > due + grace;
+	t->self.late += t->late;
 	render(t, false);
 	return 0;
 }
 
-/* the timer's ticks: the poll is due at the last of them */
-static bool late_poll(struct trace *t, __u64 ticks)
+/* the timer fired ticks times: the poll is due at the last of them */
+static __u64 due_at(struct trace *t, __u64 ticks)
 {
-	__u64 iv = t->o.interval_ns, now = lat_now_ns(), due;
-	__u64 grace = iv / 10 > 10000000ULL ? iv / 10 : 10000000ULL;
-
 	t->ticks += ticks;
-	due = t->timer_t0 + t->ticks * iv;
-	return now > due + grace;
+	return t->timer_t0 + t->ticks * t->o.interval_ns;
 }
 
 static int start_timer(__u64 interval_ns)
@@ -406,7 +405,7 @@ static int loop(struct trace *t)
 
 			if (read(tfd, &ticks, sizeof(ticks)) < 0)
 				continue;
-			if ((err = tick(t, late_poll(t, ticks))))
+			if ((err = tick(t, due_at(t, ticks))))
 				break;
 		}
 		for (i = 3; i < n; i++)
@@ -432,7 +431,7 @@ static int finish(struct trace *t, int err)
 		if (t->sinks[i]->ops->stop)
 			t->sinks[i]->ops->stop(t->sinks[i]);
 	if (!err && lat_now_ns() - t->t_last >= 1000000ULL)
-		err = tick(t, false);
+		err = tick(t, 0);
 	if (render(t, true) && !err)
 		err = -EIO;
 	return err;
