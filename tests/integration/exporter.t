@@ -5,7 +5,8 @@
 # user, the unit's capabilities and nothing else, no new privileges, the
 # options of its EnvironmentFile) every family attaches and a scrape gets
 # 200; SIGTERM, what systemd stops it with, ends it with exit 0 and none of
-# its BPF programs or maps left in the kernel (bpftool); strace finds no
+# its BPF programs or maps left in the kernel (bpftool); --pid of root's
+# process and a COMMAND work so too; strace finds no
 # system call outside the unit's SystemCallFilter, through a TLS scrape and
 # a SIGHUP reload.
 . "$(dirname "$0")/lib.sh"
@@ -117,6 +118,19 @@ term "$SVC" "$SVC_W"
 rc=$?
 check "SIGTERM, as systemd stops it: exit 0 ($rc)" test "$rc" = 0
 check "none of its programs or maps left in the kernel" gone "$T/svc.ids"
+
+# without root, --pid of root's process (pid 1) and a COMMAND: attached,
+# exit 0, the target in the final record
+for target in "--pid 1" "-- sleep 1"; do
+	# shellcheck disable=SC2086
+	timeout -s INT 60 setpriv --reuid=65534 --regid=65534 --clear-groups --no-new-privs \
+		--inh-caps="$setcaps" --ambient-caps="$setcaps" --bounding-set="-all,$setcaps" \
+		"$LATBPF" --no-tui --probes sched --duration 2s --json - $target >"$T/np.json" 2>"$T/np.err"
+	rc=$?
+	pids=$(jq -r 'select(.final) | .run.target.pids | join(",")' "$T/np.json" 2>/dev/null)
+	check "as nobody with $caps, $target: exit 0, sched attached, target pid $pids ($rc: $(head -1 "$T/np.err" | cut -c1-100))" \
+		bash -c "[ $rc = 0 ] && [ -n '$pids' ] && grep -q '^probes: sched=attached' '$T/np.err'"
+done
 
 # 3. Its system calls against the unit's SystemCallFilter, through TLS,
 # basic auth and a reload
