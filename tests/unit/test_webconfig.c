@@ -8,6 +8,7 @@
  */
 #include <crypt.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,8 +206,17 @@ int main(void)
 	refused("a user name with a colon", "basic_auth_users.a:b",
 		"basic_auth_users:\n  \"a:b\": x\n");
 	unlink(cfg);
-	r = lat_webconfig_load(cfg, &w);
-	ok(r == -EINVAL && !w, "a file that is not there: -EINVAL (%d)", r);
+	{
+		int saved = dup(2), e = open(err_path, O_WRONLY | O_TRUNC);
+
+		dup2(e, 2);
+		r = lat_webconfig_load(cfg, &w);
+		dup2(saved, 2);
+		close(saved);
+		close(e);
+	}
+	ok(r == -EINVAL && !w && said("cannot read it", line, sizeof(line)),
+	   "a file that is not there: -EINVAL, said (%d: %s)", r, line);
 
 	snprintf(text, sizeof(text), "rm -rf %s", dir);
 	r = system(text);
