@@ -1,10 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
-# latbpf: make [all|run|test|install|vmlinux|overhead|soak|clean] [O=build] [V=1]
+# latbpf: make [all|run|test|install|uninstall|deb|vmlinux|overhead|soak|clean] [O=build] [V=1]
 
 O ?= build
-PREFIX ?= /usr/local
 VERSION := 0.1.0
-COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+# LATBPF_COMMIT: for a build from a copy without .git (make deb)
+COMMIT := $(or $(LATBPF_COMMIT),$(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown))
+
+# make install: the files the Debian package installs, under PREFIX
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/latbpf
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 
 # Every bpf/X.bpf.c is an object with a skeleton; floor's is a tool's
 # (tools/floor.c), the others the families' and the target filter's. The
@@ -29,10 +38,13 @@ endif
 WARN := -Wall -Wextra -Werror -Wno-unused-parameter
 CFLAGS ?= -O2 -g
 
-LAT_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -MMD -MP -Iinclude -Isrc -I$(O) -D_GNU_SOURCE
+LAT_CFLAGS := $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 -MMD -MP -Iinclude -Isrc -I$(O) -D_GNU_SOURCE
 LDLIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lz -lm -lpthread -ldl \
-	$(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
-# libmicrohttpd is not linked: src/http.c opens it for --prometheus only
+	$(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson) \
+	$(shell pkg-config --libs yaml-0.1 2>/dev/null || echo -lyaml) \
+	$(shell pkg-config --libs libcrypt 2>/dev/null || echo -lcrypt)
+# libmicrohttpd is not linked: src/output/http.c opens it for --prometheus
+# only, and GnuTLS (its headers only here) comes with it
 # v3: atomics with a result (cmpxchg); used only by tp_btf programs, which
 # need 5.12 then, and the raw_tp twins stay loadable on 5.8
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
@@ -47,7 +59,8 @@ TOOLS := $(patsubst tools/%.c,$(O)/tools/%,$(wildcard tools/*.c))
 .DELETE_ON_ERROR:
 .SECONDARY: $(SKELS) $(patsubst %,$(O)/bpf/%.bpf.o,$(BPF_OBJS) $(TOOL_SKELS)) \
 	$(patsubst %,$(O)/bpf/%.tmp.bpf.o,$(BPF_OBJS) $(TOOL_SKELS))
-.PHONY: all run test unit install vmlinux overhead soak clean deps bpf-cflags test-kernels FORCE
+.PHONY: all run test unit install uninstall deb vmlinux overhead soak clean deps bpf-cflags \
+	test-kernels FORCE
 
 all: $(O)/latbpf $(TOOLS) $(UNIT_TESTS)
 
@@ -85,7 +98,7 @@ $(O)/src/%.o: src/%.c $(SKELS) | $(O)/version.h
 
 $(O)/latbpf: $(O)/src/main.o $(OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LAT_CFLAGS) $^ -o $@ $(LDLIBS)
+	$(Q)$(CC) $(LAT_CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 # Unit tests link the loader's objects (not main.o) and need no root.
 $(O)/tests/%.t: tests/unit/%.c $(OBJS) | $(O)/tests $(O)/version.h
@@ -145,8 +158,50 @@ soak: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)tools/soak.sh $(O)
 
+MANPAGES := $(wildcard man/*.8)
+DOCS := README.md $(wildcard docs/*)
+# what install copies, as mode:source:destination (a .in with the paths it
+# names filled in); uninstall removes the destinations
+INSTALLED = 0755:$(O)/latbpf:$(SBINDIR)/latbpf \
+	$(foreach m,$(MANPAGES),0644:$(m):$(MANDIR)/man8/$(notdir $(m))) \
+	0644:completion/latbpf.bash:$(BASHCOMPDIR)/latbpf \
+	0644:systemd/latbpf-exporter.service.in:$(UNITDIR)/latbpf-exporter.service \
+	0644:systemd/latbpf-exporter.socket:$(UNITDIR)/latbpf-exporter.socket \
+	0644:systemd/latbpf-exporter.default:$(SYSCONFDIR)/default/latbpf-exporter \
+	0644:systemd/web-config.example.yml:$(DOCDIR)/examples/web-config.yml \
+	$(foreach d,$(DOCS),0644:$(d):$(DOCDIR)/$(d))
+
 install: $(O)/latbpf
-	install -D -m 0755 $(O)/latbpf $(DESTDIR)$(PREFIX)/bin/latbpf
+	$(Q)set -e; for f in $(INSTALLED); do \
+		m=$${f%%:*}; r=$${f#*:}; src=$${r%%:*}; dst=$(DESTDIR)$${r#*:}; \
+		echo "  INSTALL  $$dst"; install -D -m $$m $$src $$dst; \
+		case $$src in *.in) sed -i -e 's|@SBINDIR@|$(SBINDIR)|g' \
+			-e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $$dst ;; esac; \
+	done
+
+uninstall:
+	$(Q)for f in $(INSTALLED); do \
+		dst=$(DESTDIR)$${f##*:}; [ ! -e $$dst ] || { echo "  RM       $$dst"; rm -f $$dst; }; \
+	done
+	$(Q)rmdir $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+
+# The Debian package (debian/), built with dpkg-buildpackage from a copy of
+# the tree's files (tracked, and new ones git does not ignore) in
+# $(O)/deb/latbpf-VERSION: dpkg-buildpackage writes the .deb, .buildinfo
+# and .changes next to the tree it builds, so they land in $(O)/deb/, not
+# in the checkout's parent.
+DEB_DIR = $(O)/deb
+deb:
+	$(Q)rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/latbpf-$(VERSION)
+	$(Q)if git rev-parse --git-dir >/dev/null 2>&1; then \
+		git ls-files -z --cached --others --exclude-standard | \
+			tar --null -T - --ignore-failed-read -cf - 2>/dev/null; \
+	else \
+		tar --exclude=./$(O) --exclude=./.git -cf - .; \
+	fi | tar -C $(DEB_DIR)/latbpf-$(VERSION) -xf -
+	$(Q)cd $(DEB_DIR)/latbpf-$(VERSION) && \
+		LATBPF_COMMIT=$(COMMIT) dpkg-buildpackage -us -uc -b -Jauto
+	$(Q)ls $(DEB_DIR)/*.deb
 
 vmlinux:
 	tools/gen-vmlinux.sh $(ARCH)

@@ -6,12 +6,14 @@
  * abusers) of the endpoint ever stall the loop.
  *
  * httpserve [--listen [HOST:]PORT] [--seconds S] [--interval-ms MS] [--hold-ms MS]
- *           [--pad-kb KB]
+ *           [--pad-kb KB] [--web-config FILE]
  * Prints "listening PORT pid PID" once serving (the first publish comes
  * --hold-ms later, 0 by default); on SIGUSR1 and at the end a "stats ..."
- * line; exits 0 after --seconds or on SIGINT/SIGTERM. --pad-kb adds a
- * comment line of that size to each body, for clients too slow to read it.
+ * line; SIGHUP rereads --web-config; exits 0 after --seconds or on
+ * SIGINT/SIGTERM. --pad-kb adds a comment line of that size to each body,
+ * for clients too slow to read it.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,12 +22,14 @@
 #include <unistd.h>
 #include "output/http.h"
 
-static volatile sig_atomic_t stop, report;
+static volatile sig_atomic_t stop, report, reload;
 
 static void on_signal(int sig)
 {
 	if (sig == SIGUSR1)
 		report = 1;
+	else if (sig == SIGHUP)
+		reload = 1;
 	else
 		stop = 1;
 }
@@ -72,12 +76,12 @@ static void print_stats(struct lat_http *h, const char *when, unsigned long n,
 
 int main(int argc, char **argv)
 {
-	const char *listen = "127.0.0.1:0";
+	const char *listen = "127.0.0.1:0", *web_config = NULL;
 	double seconds = 10;
 	long interval_ms = 100, hold_ms = 0, pad_kb = 0;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct lat_http *h;
-	unsigned port;
+	struct lat_http_bound b;
 	unsigned long n = 0;
 	long long start, next, end, t, done, late, max_late = 0, max_publish = 0;
 	long rss_start;
@@ -95,23 +99,26 @@ int main(int argc, char **argv)
 			hold_ms = atol(argv[i + 1]);
 		else if (!strcmp(argv[i], "--pad-kb"))
 			pad_kb = atol(argv[i + 1]);
+		else if (!strcmp(argv[i], "--web-config"))
+			web_config = argv[i + 1];
 		else
 			break;
 	}
 	if (i != argc || seconds <= 0 || interval_ms <= 0 || hold_ms < 0 || pad_kb < 0 ||
 	    pad_kb > 1 << 20) {
 		fprintf(stderr, "usage: httpserve [--listen [HOST:]PORT] [--seconds S] "
-			"[--interval-ms MS] [--hold-ms MS] [--pad-kb KB]\n");
+			"[--interval-ms MS] [--hold-ms MS] [--pad-kb KB] [--web-config FILE]\n");
 		return 2;
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	rss_start = rss_kb();
-	err = lat_http_start(listen, &h, &port);
+	err = lat_http_start(listen, web_config, &h, &b);
 	if (err)
-		return 1;
-	printf("listening %u pid %d\n", port, (int)getpid());
+		return err == -EINVAL ? 2 : 1;
+	printf("listening %u pid %d\n", b.port, (int)getpid());
 	fflush(stdout);
 
 	start = now_ns() + hold_ms * 1000000LL;
@@ -157,6 +164,11 @@ int main(int argc, char **argv)
 		late = done - next;
 		if (late > max_late)
 			max_late = late;
+		if (reload) {
+			reload = 0;
+			printf("reload %s\n", lat_http_reload(h) ? "failed" : "ok");
+			fflush(stdout);
+		}
 		if (report) {
 			report = 0;
 			print_stats(h, "signal", n, max_late, max_publish, rss_start);

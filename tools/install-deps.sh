@@ -32,6 +32,18 @@ need=(
 	# report.t: latbpf report's HTML rendered by a real browser, and its
 	# screenshot judged by a tool nobody here wrote
 	"chromium:chromium" "identify:imagemagick"
+	# make deb and package.t: the Debian package built with the standard
+	# tools, checked by lintian, installed and removed with dpkg; its man
+	# pages read by man-db; its units checked by systemd-analyze
+	"dpkg-buildpackage:dpkg-dev" "dh:debhelper" "lintian:lintian" "man:man-db"
+	"systemd-analyze:systemd" "systemd-socket-activate:systemd"
+	# webconfig.t and exporter.t: certificates made by openssl, bcrypt
+	# hashes by Apache's htpasswd, the HTTP fuzzer through a TLS
+	# terminator nobody here wrote (socat), the exporter run as an
+	# unprivileged user with capabilities (setpriv), its syscalls seen by
+	# strace against the service's SystemCallFilter
+	"openssl:openssl" "htpasswd:apache2-utils" "socat:socat" "setpriv:util-linux"
+	"capsh:libcap2-bin" "strace:strace"
 )
 # header -> Debian package
 hdrs=(
@@ -41,6 +53,13 @@ hdrs=(
 	"/usr/include/microhttpd.h:libmicrohttpd-dev"
 	# latbpf report: reading a saved run back (DESIGN.md, Dependencies)
 	"/usr/include/jansson.h:libjansson-dev"
+	# --web-config: the YAML file read with libyaml, bcrypt hashes checked
+	# with the system's crypt(), TLS through the GnuTLS libmicrohttpd is
+	# built with (its headers: http.c calls a few GnuTLS functions)
+	"/usr/include/yaml.h:libyaml-dev" "/usr/include/crypt.h:libcrypt-dev"
+	"/usr/include/gnutls/gnutls.h:libgnutls28-dev"
+	# package.t: complete -p latbpf in an interactive bash
+	"/usr/share/bash-completion/bash_completion:bash-completion"
 	"/usr/share/java/hdrhistogram.jar:libhdrhistogram-java"
 )
 # arm64 C headers, so tests/integration/build.t compiles the user-space

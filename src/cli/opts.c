@@ -72,6 +72,10 @@ void lat_usage(FILE *f)
 	for (int i = 0; lat_outputs[i].option; i++)
 		usage_opt(f, lat_outputs[i].option, lat_outputs[i].arg, lat_outputs[i].help);
 	fputs(
+"      --web-config FILE     with --prometheus: TLS and basic auth from an\n"
+"                            exporter-toolkit web config file (YAML:\n"
+"                            tls_server_config, basic_auth_users); SIGHUP\n"
+"                            rereads it\n"
 "      --no-tui              plain interval blocks even on a terminal\n"
 "      --baseline            measure the host first (< 1 s of latbpf bench:\n"
 "                            context switch, syscall, fault, TCP) and put it\n"
@@ -104,7 +108,7 @@ void lat_opts_free(struct lat_opts *o)
 
 
 enum { OPT_PROBES = 256, OPT_NO_TUI, OPT_BASELINE, OPT_BPF_STATS, OPT_PRIORITY,
-       OPT_CGROUP, OPT_CHILDREN, OPT_CPUS,
+       OPT_CGROUP, OPT_CHILDREN, OPT_CPUS, OPT_WEB_CONFIG,
        OPT_OUTPUT = 512 /* + index into lat_outputs */,
        OPT_FAMILY = 1024 /* + index into the family options */ };
 
@@ -151,6 +155,7 @@ static const struct option common[] = {
 	{ "baseline", no_argument, 0, OPT_BASELINE },
 	{ "bpf-stats", no_argument, 0, OPT_BPF_STATS },
 	{ "priority", required_argument, 0, OPT_PRIORITY },
+	{ "web-config", required_argument, 0, OPT_WEB_CONFIG },
 	{ "verbose", no_argument, 0, 'v' },
 	{ "version", no_argument, 0, 'V' },
 	{ "help", no_argument, 0, 'h' },
@@ -258,6 +263,9 @@ static int take(const struct optset *s, struct lat_opts *o, int c, const char *a
 	case OPT_BPF_STATS: o->bpf_stats = true; return 0;
 	case OPT_PRIORITY:
 		return set_priority(o, arg);
+	case OPT_WEB_CONFIG:
+		o->web_config = arg;
+		return 0;
 	case 'v': o->verbose = true; return 0;
 	case 'V': o->version = true; return 0;
 	case 'h': o->help = true; return 0;
@@ -274,6 +282,15 @@ static int take(const struct optset *s, struct lat_opts *o, int c, const char *a
 	return 1;
 }
 
+/* --prometheus given: what --web-config configures */
+static bool web_served(const struct lat_opts *o)
+{
+	for (int i = 0; lat_outputs[i].option && i < LAT_MAX_OUTPUTS; i++)
+		if (!strcmp(lat_outputs[i].option, "prometheus"))
+			return o->outputs[i];
+	return false;
+}
+
 /* what the options say together */
 static int agree(struct lat_opts *o)
 {
@@ -287,6 +304,11 @@ static int agree(struct lat_opts *o)
 	if (CPU_COUNT(&t->watch) && !t->n_pids && !t->n_tids && !t->n_cgroup_args &&
 	    !t->command && !o->probes_given)
 		lat_parse_probes("hiccup", &o->probes);
+	if (o->web_config && !web_served(o)) {
+		fprintf(stderr, "latbpf: --web-config is for --prometheus's endpoint; "
+			"give --prometheus\n");
+		return -EINVAL;
+	}
 	if (t->children && !t->n_pids) {
 		fprintf(stderr, "latbpf: --children follows what --pid's processes start "
 			"(a COMMAND's are followed already); give --pid\n");

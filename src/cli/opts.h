@@ -21,6 +21,7 @@ struct lat_opts {
 	bool no_tui, verbose, baseline, bpf_stats;
 	bool priority_normal;		/* --priority normal: not SCHED_IDLE */
 	const char *outputs[LAT_MAX_OUTPUTS];	/* each lat_outputs[i]'s argument, or NULL */
+	const char *web_config;		/* --web-config FILE, for --prometheus */
 	bool help, version;
 	/* each family's own options, in the layout it alone knows */
 	_Alignas(8) unsigned char cfg[LAT_MAX_FAMILIES][LAT_FAMILY_CFG];

@@ -34,6 +34,7 @@
 #include "core/target.h"
 #include "families/family.h"
 #include "families/set.h"
+#include "output/http.h"
 #include "output/live.h"
 #include "output/sink.h"
 #include "output/text.h"
@@ -366,6 +367,14 @@ static int watch_sinks(const struct trace *t, struct pollfd *pfd, int from,
 	return n;
 }
 
+/* SIGHUP: each sink with a configuration file rereads it */
+static void reload_sinks(struct trace *t)
+{
+	for (int i = 0; i < t->nsinks; i++)
+		if (t->sinks[i]->ops->reload)
+			t->sinks[i]->ops->reload(t->sinks[i]);
+}
+
 /* Runs until the duration ends, a signal or 'q' arrives, or the target is
  * gone. Returns 0 or a negative errno. */
 static int loop(struct trace *t)
@@ -397,8 +406,12 @@ static int loop(struct trace *t)
 			struct signalfd_siginfo si;
 
 			if (read(t->sfd, &si, sizeof(si)) == sizeof(si) &&
-			    si.ssi_signo != SIGCHLD)
-				break;	/* SIGINT, SIGTERM, SIGHUP */
+			    si.ssi_signo != SIGCHLD) {
+				/* with --web-config, SIGHUP is a service's reload */
+				if (si.ssi_signo != SIGHUP || !t->o.web_config)
+					break;	/* SIGINT, SIGTERM, SIGHUP */
+				reload_sinks(t);
+			}
 		}
 		if (pfd[1].revents) {
 			__u64 ticks;
@@ -469,6 +482,7 @@ static enum lat_status prepare(struct trace *t, int argc, char **argv)
 		return LAT_FAIL_ENV;
 	}
 	t->env.t0_epoch_s = epoch_s();
+	t->env.web_config = t->o.web_config;
 	if ((st = open_outputs(t, false)))
 		return st;
 	t->sfd = block_signals();
@@ -486,6 +500,9 @@ static enum lat_status prepare(struct trace *t, int argc, char **argv)
 	 * next, gets back what latbpf was started with) */
 	lat_away_init(&t->away);
 	lat_away_yield(&t->away, !t->o.priority_normal);
+	/* the socket systemd passed, if it did, taken before a COMMAND is
+	 * forked: not the COMMAND's (--prometheus serves it) */
+	lat_http_inherit();
 	if ((st = resolve_target(t)) || (st = open_outputs(t, true)))
 		return st;
 	if ((st = attach(t)))

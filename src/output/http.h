@@ -3,6 +3,7 @@
 #ifndef LATBPF_OUTPUT_HTTP_H
 #define LATBPF_OUTPUT_HTTP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -15,22 +16,48 @@ struct lat_http;
 /*
  * "[HOST:]PORT": HOST an IPv4 literal, "localhost" or a bracketed IPv6
  * literal ("[::1]"), 127.0.0.1 when left out; PORT 1..65535, or 0 for any
- * free port (tests). No name lookups. Errors are printed, prefixed
- * "latbpf: --prometheus: ": -EINVAL for a bad address, -errno when it
- * cannot listen. *port_out gets the bound port.
+ * free port (tests). No name lookups. Started by systemd's socket
+ * activation (LISTEN_PID is this process), it serves the socket it was
+ * given instead, once the address is checked. web_config: --web-config
+ * FILE (webconfig.h), or NULL. Errors are printed, prefixed "latbpf:
+ * --prometheus: " (or "latbpf: --web-config FILE: "): -EINVAL for a bad
+ * address or web config, -errno when it cannot serve.
  */
-int lat_http_start(const char *hostport, struct lat_http **out, unsigned *port_out);
+struct lat_http_bound {
+	unsigned port;		/* where it listens */
+	bool inherited;		/* a socket systemd passed */
+	bool tls;
+	size_t users;		/* basic auth's */
+};
+int lat_http_start(const char *hostport, const char *web_config, struct lat_http **out,
+		   struct lat_http_bound *b);
+
+/*
+ * The socket systemd passed (LISTEN_PID, LISTEN_FDS), taken early so that
+ * a COMMAND forked before the endpoint starts does not inherit it: its fd,
+ * -1 when none was passed, -EBADF when fd 3 is no listening TCP socket.
+ * lat_http_start() calls it too; the second call answers as the first.
+ */
+int lat_http_inherit(void);
+
+/*
+ * Reads the web config again (SIGHUP) and serves with it from the next
+ * connection on; a file that does not load is said and changes nothing
+ * (-EINVAL). Without --web-config, nothing to do: 0.
+ */
+int lat_http_reload(struct lat_http *h);
 
 /* Takes ownership of body (malloc'd, or NULL when len is 0). */
 void lat_http_publish(struct lat_http *h, char *body, size_t len);
 
 /*
  * ok: requests answered as meant: 200, or 503 before the first publish.
- * client_errors: requests answered 4xx, by us (404, 405, a request body)
- * or by MHD (no Host, a bad or oversized header).
+ * client_errors: requests answered 4xx, by us (401 without the password,
+ * 404, 405, a request body) or by MHD (no Host, a bad or oversized header).
  * dropped: connections refused at the connection or per-IP limit, and
- * connections or requests ended by a timeout, a reset or an error before
- * a complete answer. MHD reports a request line it cannot parse (garbage,
+ * connections or requests ended by a timeout, a reset, a failed TLS
+ * handshake or an error before a complete answer. MHD reports a request
+ * line it cannot parse (garbage,
  * a 64 KiB URL, HTTP/9.9) only as a closed connection: dropped too, even
  * when it did answer 400, 414 or 505.
  */

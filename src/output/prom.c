@@ -398,20 +398,26 @@ static void prom_free(struct lat_sink *k)
 	free(p);
 }
 
+static int prom_reload(struct lat_sink *k)
+{
+	return lat_http_reload(((struct prom_sink *)k)->http);
+}
+
 static const struct lat_sink_ops prom_ops = {
 	.name = "prometheus",
 	.interval = prom_publish,
 	.final = prom_publish,
 	.free = prom_free,
+	.reload = prom_reload,
 };
 
-/* NULL with errno EINVAL for a bad address (a usage error), another errno
- * when it cannot serve there; the message is said */
-struct lat_sink *lat_prom_sink_new(const char *addr)
+/* NULL with errno EINVAL for a bad address or web config (a usage error),
+ * another errno when it cannot serve there; the message is said */
+struct lat_sink *lat_prom_sink_new(const char *addr, const char *web_config)
 {
 	struct prom_sink *p = calloc(1, sizeof(*p));
+	struct lat_http_bound b;
 	char q[LAT_ARG_MAX];
-	unsigned port;
 	int err;
 
 	if (!p) {
@@ -419,18 +425,25 @@ struct lat_sink *lat_prom_sink_new(const char *addr)
 		return NULL;
 	}
 	p->k.ops = &prom_ops;
-	err = lat_http_start(addr, &p->http, &port);
+	err = lat_http_start(addr, web_config, &p->http, &b);
 	if (err) {
 		free(p);
 		errno = -err;
 		return NULL;
 	}
-	fprintf(stderr, "latbpf: serving Prometheus metrics on port %u (--prometheus %s): "
-		"GET /metrics\n", port, lat_term_arg(q, sizeof(q), addr));
+	lat_term_arg(q, sizeof(q), addr);
+	if (b.inherited)
+		fprintf(stderr, "latbpf: serving Prometheus metrics on port %u, the socket systemd "
+			"passed (--prometheus %s not bound)", b.port, q);
+	else
+		fprintf(stderr, "latbpf: serving Prometheus metrics on port %u (--prometheus %s)",
+			b.port, q);
+	fprintf(stderr, ": GET /metrics%s%s%s\n", b.tls ? " over TLS" : "",
+		b.users ? " with basic auth" : "", web_config ? " (SIGHUP rereads --web-config)" : "");
 	return &p->k;
 }
 
 struct lat_sink *lat_prom_output(const char *arg, struct lat_sink_env *env)
 {
-	return lat_prom_sink_new(arg);
+	return lat_prom_sink_new(arg, env->web_config);
 }

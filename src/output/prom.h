@@ -7,7 +7,8 @@
 #include "core/snap.h"
 #include "output/sink.h"
 
-struct lat_sink *lat_prom_sink_new(const char *addr);
+/* web_config: --web-config FILE, or NULL */
+struct lat_sink *lat_prom_sink_new(const char *addr, const char *web_config);
 /* the exposition of a snapshot (exposed for the unit test) */
 char *lat_prom_render(const struct lat_snap *s, size_t *len);
 

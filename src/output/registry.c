@@ -19,6 +19,8 @@ const struct lat_output lat_outputs[] = {
 			  "histograms): every time histogram, every interval", false, lat_hlog_output },
 	{ "prometheus", "[HOST:]PORT", "serve GET /metrics (text format 0.0.4) on\n"
 				       "HOST (default 127.0.0.1); runs until a signal\n"
-				       "unless --duration is given", true, lat_prom_output },
+				       "unless --duration is given; started by systemd\n"
+				       "socket activation: the socket it was given",
+	  true, lat_prom_output },
 	{ NULL },
 };

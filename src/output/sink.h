@@ -23,6 +23,9 @@ struct lat_sink_ops {
 	int (*input_fd)(struct lat_sink *k);
 	bool (*input)(struct lat_sink *k);
 	void (*stop)(struct lat_sink *k);
+	/* A sink with a configuration file rereads it on SIGHUP (and says how
+	 * it went); NULL for others */
+	int (*reload)(struct lat_sink *k);
 };
 struct lat_sink {
 	const struct lat_sink_ops *ops;
@@ -32,6 +35,7 @@ struct lat_sink {
 struct lat_sink_env {
 	double t0_epoch_s;	/* the run's start on the wall clock */
 	bool stdout_taken;	/* set by an output that writes to stdout */
+	const char *web_config;	/* --web-config FILE, for --prometheus */
 };
 
 /*

@@ -144,6 +144,32 @@ sleeper_threads() {
 	TIDS=$(ls /proc/"$TP"/task | grep -vx "$TP" | sort -n)
 }
 
+# start_prometheus CONFIG SECONDS: Debian's Prometheus scraping as CONFIG
+# says, its API on 127.0.0.1:$PP, its storage in $T, killed after SECONDS
+# at most; sets PROM_PID and API
+start_prometheus() {
+	timeout -s KILL "$2" prometheus --config.file="$1" --storage.tsdb.path="$T/tsdb" \
+		--web.listen-address="127.0.0.1:$PP" --storage.tsdb.retention.time=1h >"$T/prom.log" 2>&1 &
+	PROM_PID=$!
+	_pids+=("$PROM_PID")
+	API=http://127.0.0.1:$PP/api/v1
+}
+# query EXPR [TIME]: the first value of an instant query, or "" when none
+query() {
+	curl -s --max-time 5 "$API/query" --data-urlencode "query=$1" ${2:+--data-urlencode "time=$2"} |
+		jq -r '.data.result[0].value[1] // ""'
+}
+# prom_up JOB: up{job=JOB} once it is 1, or its last value after 30 s
+prom_up() {
+	local up="" i
+	for ((i = 0; i < 60; i++)); do
+		up=$(query "up{job=\"$1\"}")
+		[ "$up" = 1 ] && break
+		sleep 0.5
+	done
+	echo "$up"
+}
+
 # free_port: a TCP port nobody uses on 127.0.0.1 (tools/free-port.sh)
 free_port() { "$(dirname "${BASH_SOURCE[0]}")/../../tools/free-port.sh"; }
 

@@ -35,22 +35,8 @@ scrape_configs:
     static_configs:
       - targets: ['127.0.0.1:$LP']
 EOF
-timeout -s KILL 100 prometheus --config.file="$T/prom.yml" --storage.tsdb.path="$T/tsdb" \
-	--web.listen-address="127.0.0.1:$PP" --storage.tsdb.retention.time=1h >"$T/prom.log" 2>&1 &
-PROM_PID=$!
-_pids+=("$PROM_PID")
-API=http://127.0.0.1:$PP/api/v1
-# query EXPR [TIME]: the first value of an instant query, or "" when none
-query() {
-	curl -s --max-time 5 "$API/query" --data-urlencode "query=$1" ${2:+--data-urlencode "time=$2"} |
-		jq -r '.data.result[0].value[1] // ""'
-}
-up=""
-for ((i = 0; i < 60; i++)); do
-	up=$(query 'up{job="latbpf"}')
-	[ "$up" = 1 ] && break
-	sleep 0.5
-done
+start_prometheus "$T/prom.yml" 100
+up=$(prom_up latbpf)
 check "Prometheus scrapes latbpf: up == 1 ($up)" test "$up" = 1
 
 curl -s --max-time 5 "http://127.0.0.1:$LP/metrics" >"$T/metrics.txt"

@@ -14,8 +14,8 @@ for tool in gcc curl timeout awk sort tail; do
 done
 CFLAGS_T="-std=gnu11 -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -D_GNU_SOURCE -Iinclude -Isrc -Isrc/core -Isrc/output"
 # shellcheck disable=SC2086
-check "httpserve builds" timeout 120 gcc $CFLAGS_T tests/httpserve.c src/output/http.c src/core/escape.c \
-	-o "$T/httpserve" -lmicrohttpd -lpthread
+check "httpserve builds" timeout 120 gcc $CFLAGS_T tests/httpserve.c src/output/http.c \
+	src/output/webconfig.c src/core/escape.c -o "$T/httpserve" -ldl -lyaml -lcrypt -lpthread
 # shellcheck disable=SC2086
 check "httpfuzz builds" timeout 120 gcc $CFLAGS_T tests/httpfuzz.c -o "$T/httpfuzz" -lpthread
 if [ ! -x "$T/httpserve" ] || [ ! -x "$T/httpfuzz" ]; then

@@ -358,6 +358,7 @@ static const struct af_opt af_trace_opts[] = {
 	{ "per-remote", 0, NULL, 0 }, { "bpf-stats", 0, NULL, 0 },
 	{ "cgroup", 0, af_v_cgroup, 0 }, { "children", 0, NULL, 0 },
 	{ "cpus", 0, af_v_cpus, 0 }, { "priority", 0, af_v_priority, 0 },
+	{ "web-config", 0, af_v_path, 0 },
 };
 
 /* latbpf bench --help's */
