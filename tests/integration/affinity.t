@@ -44,8 +44,8 @@ check "... and never on the target's CPU 1 (${on1:-0})" test "${on1:-0}" = 0
 stop "$LAT_PID"
 ok $? "latbpf exits 0"
 J=$T/a.json
-check "the record says where latbpf ran and what it kept off" \
-	bash -c "jq -e 'select(.final) | .run.latbpf_cpus == {\"runs_on\": \"0\", \"target_pinned\": \"1\", \"shares_target_cpu\": false}' '$J' >/dev/null"
+check "the record says where latbpf ran, what it kept off, and that it yields" \
+	bash -c "jq -e 'select(.final) | .run.latbpf_cpus == {\"runs_on\": \"0\", \"target_pinned\": \"1\", \"shares_target_cpu\": false, \"priority\": \"idle\"}' '$J' >/dev/null"
 self1=$(final "$J" '[.hiccup.cpus[] | select(.cpu == 1) | .top[]? | select(.name == "latbpf (self)")] | length')
 check "CPU 1's intruders have no latbpf ($self1)" test "$self1" = 0
 grep -q "pinned to CPU 1, latbpf on 0" "$T/a.out"
