@@ -79,7 +79,7 @@ fail:
 	return err;
 }
 
-static int block_attach(void *priv)
+static int block_load(void *priv)
 {
 	struct block *b = priv;
 	int err = lat_skel_load("block", b->skel->skeleton, "");
@@ -89,10 +89,12 @@ static int block_attach(void *priv)
 	/* the template new keys start from: every min above any value */
 	memset(&b->value, 0, sizeof(b->value));
 	b->value.latency.min = b->value.queue.min = b->value.size.min = ~0ULL;
-	err = lat_map_template(bpf_map__fd(b->skel->maps.blk_zero), &b->value, "block");
-	if (err)
-		return err;
-	return lat_skel_attach("block", b->skel->skeleton);
+	return lat_map_template(bpf_map__fd(b->skel->maps.blk_zero), &b->value, "block");
+}
+
+static int block_attach(void *priv)
+{
+	return lat_skel_attach("block", ((struct block *)priv)->skel->skeleton);
 }
 
 static const char *block_mode(void *priv)
@@ -222,6 +224,7 @@ static void block_destroy(void *priv)
 const struct lat_module_ops lat_block_ops = {
 	.name = "block",
 	.open = block_open,
+	.load = block_load,
 	.attach = block_attach,
 	.mode = block_mode,
 	.poll = block_poll,

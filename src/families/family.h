@@ -41,7 +41,11 @@ struct lat_module_ops {
 	void (*defaults)(void *cfg);	/* its configuration before options, or NULL */
 	/* open, configure; cfg: its configuration (LAT_FAMILY_CFG bytes) */
 	int (*open)(const struct lat_family_ctx *fc, const void *cfg, void **priv);
-	int (*attach)(void *priv);	/* load and attach */
+	/* load (the verifier's work): every family loads before any attaches,
+	 * so the families watching the scheduler do not see latbpf's own
+	 * loading as the target's hiccups; NULL: attach does it */
+	int (*load)(void *priv);
+	int (*attach)(void *priv);	/* attach (and load, without load()) */
 	const char *(*mode)(void *priv);	/* how it attached, for provenance */
 	int (*poll)(void *priv);	/* read maps: close an interval */
 	/* what the last poll read, into the snapshot; valid until the next poll */

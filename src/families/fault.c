@@ -61,10 +61,10 @@ static int fault_open(const struct lat_family_ctx *fc, const void *cfg, void **p
 	return 0;
 }
 
-static int fault_attach(void *priv)
+static int fault_load(void *priv)
 {
 	struct fault *f = priv;
-	int err = lat_schedcore_attach(f->sc);
+	int err = lat_schedcore_load(f->sc);
 
 	if (err)
 		return err;
@@ -79,8 +79,15 @@ static int fault_attach(void *priv)
 		return -ENOTSUP;
 	}
 	f->skel = f->sc->skel;
-	f->t0 = f->t_now = lat_now_ns();
 	return 0;
+}
+
+static int fault_attach(void *priv)
+{
+	struct fault *f = priv;
+
+	f->t0 = f->t_now = lat_now_ns();
+	return lat_schedcore_attach(f->sc);
 }
 
 static const char *fault_mode(void *priv)
@@ -157,6 +164,7 @@ static void fault_destroy(void *priv)
 const struct lat_module_ops lat_fault_ops = {
 	.name = "fault",
 	.open = fault_open,
+	.load = fault_load,
 	.attach = fault_attach,
 	.mode = fault_mode,
 	.poll = fault_poll,

@@ -191,10 +191,10 @@ static int hiccup_open(const struct lat_family_ctx *fc, const void *cfg, void **
 	return 0;
 }
 
-static int hiccup_attach(void *priv)
+static int hiccup_load(void *priv)
 {
 	struct hiccup *h = priv;
-	int err = lat_schedcore_attach(h->sc);
+	int err = lat_schedcore_load(h->sc);
 
 	if (err)
 		return err;
@@ -209,8 +209,15 @@ static int hiccup_attach(void *priv)
 		err = -errno;
 		fprintf(stderr, "hiccup: ring buffer: %s\n", strerror(-err));
 	}
-	h->t0 = lat_now_ns();
 	return err;
+}
+
+static int hiccup_attach(void *priv)
+{
+	struct hiccup *h = priv;
+
+	h->t0 = lat_now_ns();
+	return lat_schedcore_attach(h->sc);
 }
 
 static const char *hiccup_mode(void *priv)
@@ -954,6 +961,7 @@ const struct lat_module_ops lat_hiccup_ops = {
 	.options = hiccup_options,
 	.defaults = hiccup_defaults,
 	.open = hiccup_open,
+	.load = hiccup_load,
 	.attach = hiccup_attach,
 	.mode = hiccup_mode,
 	.poll = hiccup_poll,

@@ -116,14 +116,19 @@ static int sched_open(const struct lat_family_ctx *fc, const void *cfg, void **p
 	return 0;
 }
 
-static int sched_attach(void *priv)
+static int sched_load(void *priv)
 {
 	struct sched *s = priv;
-	int err = lat_schedcore_attach(s->sc);
+	int err = lat_schedcore_load(s->sc);
 
 	s->skel = s->sc->skel;
 	s->btf = s->sc->btf;
 	return err;
+}
+
+static int sched_attach(void *priv)
+{
+	return lat_schedcore_attach(((struct sched *)priv)->sc);
 }
 
 static const char *sched_mode(void *priv)
@@ -501,6 +506,7 @@ const struct lat_module_ops lat_sched_ops = {
 	.name = "sched",
 	.options = sched_options,
 	.open = sched_open,
+	.load = sched_load,
 	.attach = sched_attach,
 	.mode = sched_mode,
 	.poll = sched_poll,

@@ -119,7 +119,7 @@ static int load(struct lat_schedcore *c, bool btf)
 	return 0;
 }
 
-int lat_schedcore_attach(struct lat_schedcore *c)
+int lat_schedcore_load(struct lat_schedcore *c)
 {
 	if (c->tried)
 		return c->err;
@@ -140,11 +140,17 @@ int lat_schedcore_attach(struct lat_schedcore *c)
 		lat_libbpf_reset();
 		c->err = load(c, false);
 	}
-	if (c->err) {
+	if (c->err)
 		fprintf(stderr, "sched: load failed: %s: %s\n", strerror(-c->err),
 			lat_libbpf_why(why, sizeof(why)));
+	return c->err;
+}
+
+int lat_schedcore_attach(struct lat_schedcore *c)
+{
+	if (c->err || c->attached)
 		return c->err;
-	}
+	c->attached = true;
 	c->err = lat_skel_attach("sched", c->skel->skeleton);
 	return c->err;
 }

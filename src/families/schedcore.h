@@ -28,13 +28,17 @@ struct lat_schedcore {
 	lat_schedcore_cfg cfg[4];
 	void *priv[4];
 	int n, users;
-	bool tried;	/* load and attach happen once */
+	bool tried;	/* load happens once, and attach */
+	bool attached;
 	int err;	/* their result */
 	bool btf;	/* tp_btf programs loaded (else raw_tp twins) */
 	char why[256];	/* why the tp_btf programs did not load, in the kernel's words */
 };
 
 int lat_schedcore_join(struct lat_schedcore *c, lat_schedcore_cfg cfg, void *priv);
+/* the first family's load() loads it, its attach() attaches it; both return
+ * the object's state after that to the others */
+int lat_schedcore_load(struct lat_schedcore *c);
 int lat_schedcore_attach(struct lat_schedcore *c);
 void lat_schedcore_leave(struct lat_schedcore *c);
 

@@ -46,6 +46,20 @@ int lat_families_attach(struct lat_families *fs, const struct lat_run *run, unsi
 		const struct lat_module_ops *ops = fs->m[i].ops;
 		void *priv = fs->m[i].priv;
 
+		err = ops->load ? ops->load(priv) : 0;
+		if (err) {
+			unavailable(said, ctx, ops->name, err);
+			first_err = first_err ? first_err : err;
+			ops->destroy(priv);
+			fs->m[i].ops = NULL;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		const struct lat_module_ops *ops = fs->m[i].ops;
+		void *priv = fs->m[i].priv;
+
+		if (!ops)
+			continue;
 		err = ops->attach(priv);
 		if (err) {
 			unavailable(said, ctx, ops->name, err);

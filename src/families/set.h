@@ -25,9 +25,10 @@ typedef void (*lat_family_said)(void *ctx, const char *family, const char *statu
 
 /*
  * Opens every family whose bit is in mask (bit i: lat_modules[i]) with its
- * configuration cfg[i], then attaches them (families sharing an object must
- * all be configured before it loads). One that fails is said and the
- * others go on. Returns the first failure; fs->n says how many attached.
+ * configuration cfg[i], then loads them all (families sharing an object must
+ * all be configured before it loads), then attaches them. One that fails is
+ * said and the others go on. Returns the first failure; fs->n says how many
+ * attached.
  */
 int lat_families_attach(struct lat_families *fs, const struct lat_run *run, unsigned mask,
 			const unsigned char (*cfg)[LAT_FAMILY_CFG], lat_family_said said,

@@ -147,7 +147,7 @@ fail:
 	return err;
 }
 
-static int tcp_attach(void *priv)
+static int tcp_load(void *priv)
 {
 	struct tcp *t = priv;
 	int err = lat_skel_load("tcp", t->skel->skeleton, " (needs tp_btf and socket storage "
@@ -158,10 +158,12 @@ static int tcp_attach(void *priv)
 	/* the template new remotes start from: every min above any value */
 	memset(&t->rvalue, 0, sizeof(t->rvalue));
 	t->rvalue.rtt.min = t->rvalue.connect.min = ~0ULL;
-	err = lat_map_template(bpf_map__fd(t->skel->maps.tcp_remote_zero), &t->rvalue, "tcp");
-	if (err)
-		return err;
-	return lat_skel_attach("tcp", t->skel->skeleton);
+	return lat_map_template(bpf_map__fd(t->skel->maps.tcp_remote_zero), &t->rvalue, "tcp");
+}
+
+static int tcp_attach(void *priv)
+{
+	return lat_skel_attach("tcp", ((struct tcp *)priv)->skel->skeleton);
 }
 
 static const char *tcp_mode(void *priv)
@@ -468,6 +470,7 @@ const struct lat_module_ops lat_tcp_ops = {
 	.name = "tcp",
 	.options = tcp_options,
 	.open = tcp_open,
+	.load = tcp_load,
 	.attach = tcp_attach,
 	.mode = tcp_mode,
 	.poll = tcp_poll,
