@@ -294,8 +294,8 @@ static int poll_all(struct trace *t)
 	return lat_families_poll(&t->fams);
 }
 
-/* one interval: read the maps, render. due: when its poll was due (0: now,
- * the run's last stretch); it came late when its maps were read more than a
+/* one interval: read the maps, render. due: when its poll was due (for the
+ * run's last stretch, the tick it did not wait for); it came late when its maps were read more than a
  * tenth of an interval (10 ms at least) after that: latbpf yields, so a busy
  * moment holds it back, and the interval is longer by as much */
 static int tick(struct trace *t, __u64 due)
@@ -306,7 +306,7 @@ static int tick(struct trace *t, __u64 due)
 	t->interval++;
 	if ((err = poll_all(t)))
 		return err;
-	t->late = due && lat_now_ns() > due + grace;
+	t->late = lat_now_ns() > due + grace;
 	t->self.late += t->late;
 	render(t, false);
 	return 0;
@@ -444,7 +444,7 @@ static int finish(struct trace *t, int err)
 		if (t->sinks[i]->ops->stop)
 			t->sinks[i]->ops->stop(t->sinks[i]);
 	if (!err && lat_now_ns() - t->t_last >= 1000000ULL)
-		err = tick(t, 0);
+		err = tick(t, t->timer_t0 + (t->ticks + 1) * t->o.interval_ns);
 	if (render(t, true) && !err)
 		err = -EIO;
 	return err;
