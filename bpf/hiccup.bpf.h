@@ -13,6 +13,12 @@
  * nothing is counted twice. A softirq's time excludes the hard IRQs nested in
  * it.
  *
+ * A task that leaves c without having been seen to come in (the kernel did
+ * not trace a switch on c: on a 6.18 host every switch away from one
+ * service's threads went untraced) did not run for all of the time since
+ * the last traced switch: that stretch is charged to "(untraced)", never to
+ * the task, whose share of it is unknown.
+ *
  * Concurrency: the state of CPU c is written by sched_switch and interrupt
  * handlers on c, and by sched_wakeup of a task placed on c, which runs under
  * c's run-queue lock; sched_switch on c holds that lock too. Only nwait is
@@ -66,9 +72,11 @@ struct hc_state {
 	__u64 hard_start, soft_start, soft_nested, hard_nested;
 	__u32 nwait;		/* target threads waiting for this CPU */
 	__u32 cur_target;	/* a target thread runs here */
+	__u32 cur_next;		/* 1 + pid of the task the last traced switch
+				 * here brought in; 0: none seen yet */
 	__u32 top_who, top_id;
 	__u32 hard_irq, soft_vec;
-	__u32 _pad[10];		/* 128 bytes: CPUs' entries share no cache line */
+	__u32 _pad[9];		/* 128 bytes: CPUs' entries share no cache line */
 };
 _Static_assert(sizeof(struct hc_state) % 64 == 0, "one CPU's entry, its own cache lines");
 
@@ -235,6 +243,8 @@ static __always_inline void hc_charge(__u32 cpu, struct hc_state *s, __u32 who,
 			__builtin_memset(sl->name, 0, sizeof(sl->name));
 			if (t)
 				__builtin_memcpy(sl->name, "(idle exit)", sizeof("(idle exit)"));
+			else if (who == LAT_HC_UNTRACED)
+				__builtin_memcpy(sl->name, "(untraced)", sizeof("(untraced)"));
 		}
 		__sync_fetch_and_add(&c->seq, 1);
 	}
@@ -379,12 +389,17 @@ static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *p
 	struct lat_hc_cpu *c;
 	struct hc_task *t;
 	__u64 now, from, d;
+	bool untraced;
 
 	s = bpf_map_lookup_elem(&hc_state, &cpu);
 	if (!s)
 		return;
 	if (s->cur_target != tnext)	/* no store on the common path */
 		s->cur_target = tnext;
+	/* prev came in untraced when it is not the task the last traced
+	 * switch here brought in (the line is this CPU's, already loaded) */
+	untraced = s->cur_next && s->cur_next != prev->pid + 1;
+	s->cur_next = next->pid + 1;
 	/* opaque to the compiler, which would otherwise test (tp | tn), a
 	 * bitwise operation on pointers that the verifier refuses */
 	barrier_var(tp);
@@ -409,13 +424,16 @@ static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *p
 			c->unseen++;
 	}
 
-	/* prev ran inside the window: its share, less interrupt time */
+	/* prev ran inside the window: its share, less interrupt time; a
+	 * stretch with an untraced switch in it is nobody's by name */
 	if (s->nwait && !stale) {
 		from = s->cur_start > s->wait_since ? s->cur_start : s->wait_since;
 		d = now - from;
 		d = d > s->irq_in_window ? d - s->irq_in_window : 0;
 		/* on a watched CPU a task's whole run is charged below */
-		if (d && (!watched || !prev->pid))
+		if (d && untraced && !watched)
+			hc_charge(cpu, s, LAT_HC_UNTRACED, 0, d, NULL);
+		else if (d && (!watched || !prev->pid))
 			hc_charge(cpu, s, hc_task_who(prev), prev->pid, d, prev);
 	}
 	/* a watched CPU: every run but the idle task's */
@@ -424,9 +442,13 @@ static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *p
 
 		d = now - s->cur_start;
 		d = d > s->irq_in_window ? d - s->irq_in_window : 0;
-		hc_charge(cpu, s, who, prev->pid, d, prev);
-		hc_record(cpu, LAT_HC_RAN, d);
-		hc_ran_event(cpu, d, now, prev, who);
+		if (untraced) {
+			hc_charge(cpu, s, LAT_HC_UNTRACED, 0, d, NULL);
+		} else {
+			hc_charge(cpu, s, who, prev->pid, d, prev);
+			hc_record(cpu, LAT_HC_RAN, d);
+			hc_ran_event(cpu, d, now, prev, who);
+		}
 	}
 	s->cur_start = now;
 	s->irq_in_window = 0;

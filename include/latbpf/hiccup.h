@@ -28,6 +28,9 @@ enum lat_hc_who {
 	LAT_HC_IRQ_THREAD,	/* id: pid of a threaded interrupt handler, name:
 				 * its comm, "irq/NN-name" (every handler on
 				 * PREEMPT_RT; some drivers' elsewhere) */
+	LAT_HC_UNTRACED,	/* a stretch in which the kernel switched tasks
+				 * without tracing it: whose time it was is
+				 * unknown (id 0) */
 	LAT_HC_OTHERS,		/* the loader's: intruders beyond those it keeps by
 				 * name, summed per CPU (never from BPF) */
 	LAT_HC_NR_WHO,

@@ -96,7 +96,7 @@ static const char *const kind_name[LAT_HC_NR_KINDS] = {
 };
 /* a threaded interrupt handler is an IRQ intruder, whatever runs it */
 static const char *const who_name[LAT_HC_NR_WHO] = {
-	"task", "irq", "softirq", "nmi", "migration", "irq", "others"
+	"task", "irq", "softirq", "nmi", "migration", "irq", "untraced", "others"
 };
 static const char *const softirq_name[] = { "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK",
 					    "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU" };
