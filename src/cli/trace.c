@@ -59,7 +59,7 @@ struct trace {
 	__u64 t0, t_last;	/* start, last poll */
 	long interval;
 	__u64 timer_t0, ticks;	/* the interval timer's start, its ticks so far */
-	bool late;		/* this interval's poll came late (tick) */
+	__u64 due;		/* when this interval's poll was due (tick) */
 	int sfd;		/* the signals that end the run */
 };
 
@@ -239,7 +239,9 @@ static enum lat_status open_views(struct trace *t)
 static void publish(struct trace *t, bool final)
 {
 	struct lat_snap *s = &t->snap;
-	__u64 now = lat_now_ns();
+	__u64 now = lat_now_ns(), iv = t->o.interval_ns;
+	__u64 grace = iv / 10 > 10000000ULL ? iv / 10 : 10000000ULL;
+	bool late = !final && now > t->due + grace;
 
 	lat_snap_reset(s);
 	s->final = final;
@@ -258,10 +260,11 @@ static void publish(struct trace *t, bool final)
 		lat_pub_flags(lat_pub_num(s, "interval", t->interval), LAT_F_PROV);
 		/* the interval as it was, not as asked: a late poll's is longer */
 		lat_pub_flags(lat_pub_real(s, "length_s", s->iv_len_s, 3), LAT_F_PROV);
-		if (t->late)
+		if (late)
 			lat_pub_flags(lat_pub_bool(s, "late", true), LAT_F_PROV);
 	}
 	lat_provenance_publish(t->prov, s, s->elapsed_ns);
+	t->self.late += late;
 	lat_self_publish(&t->self, s);
 	lat_families_publish(&t->fams, s);
 	lat_snap_publish_drops(s);
@@ -295,28 +298,31 @@ static int poll_all(struct trace *t)
 }
 
 /* one interval: read the maps, render. due: when its poll was due (for the
- * run's last stretch, the tick it did not wait for); it came late when its maps were read more than a
- * tenth of an interval (10 ms at least) after that: latbpf yields, so a busy
- * moment holds it back, and the interval is longer by as much */
+ * run's last stretch, the tick it did not wait for); publish() says it came
+ * late when it ends more than a tenth of an interval (10 ms at least) after
+ * that: latbpf yields, so a busy moment holds it back, and the interval is
+ * longer by as much */
 static int tick(struct trace *t, __u64 due)
 {
-	__u64 iv = t->o.interval_ns, grace = iv / 10 > 10000000ULL ? iv / 10 : 10000000ULL;
 	int err;
 
 	t->interval++;
 	if ((err = poll_all(t)))
 		return err;
-	t->late = lat_now_ns() > due + grace;
-	t->self.late += t->late;
+	t->due = due;
 	render(t, false);
 	return 0;
 }
 
-/* the timer fired ticks times: the poll is due at the last of them */
+/* the timer fired ticks times since it was last read: the poll was due at
+ * the first of them (more than one: a poll held back past a whole interval,
+ * whose record is as much longer) */
 static __u64 due_at(struct trace *t, __u64 ticks)
 {
+	__u64 due = t->timer_t0 + (t->ticks + 1) * t->o.interval_ns;
+
 	t->ticks += ticks;
-	return t->timer_t0 + t->ticks * t->o.interval_ns;
+	return due;
 }
 
 static int start_timer(__u64 interval_ns)

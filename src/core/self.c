@@ -247,8 +247,8 @@ void lat_self_publish(const struct lat_self *s, struct lat_snap *snap)
 		      LAT_F_GAUGE);
 	lat_pub_flags(lat_pub_count(snap, "kernel_map_bytes", s->map_bytes, s->map_bytes),
 		      LAT_F_GAUGE);
-	/* polls that read the maps later than a tenth of an interval (10 ms
-	 * at least) after they were due: their interval records say "late" */
+	/* intervals that ended more than a tenth of an interval (10 ms at
+	 * least) after their poll was due: their records say "late" */
 	lat_pub_flags(lat_pub_count(snap, "late_polls", s->late - s->late_before, s->late),
 		      LAT_F_NONZERO);
 	lat_pub_str(snap, "bpf_stats", s->stats_how);
