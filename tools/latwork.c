@@ -9,9 +9,10 @@
  *       and does the same. Prints "sleeps=<total> nvcsw=<n> nivcsw=<n>
  *       tids=<tid,...>", the switch counts from getrusage(RUSAGE_THREAD) of
  *       the sleeping threads.
- *   latwork [common] threads --threads K --sleep DUR --for DUR
+ *   latwork [common] threads --threads K --sleep DUR [--sleep-max DUR] --for DUR
  *       K threads (any number: small stacks) each sleep DUR in a loop
- *       until DUR of --for has passed, then exit. Prints "threads=<k>
+ *       (with --sleep-max, a length drawn evenly between the two each
+ *       time) until DUR of --for has passed, then exit. Prints "threads=<k>
  *       sleeps=<total>" once they are all created ("started=<k>") and at
  *       the end.
  *   latwork [common] hog    --for DUR
@@ -78,7 +79,7 @@
 #include <unistd.h>
 
 static long long sleep_ns = 1000000, count = -1, for_ns = 1000000000LL;
-static long long period_ns = 100000000, burst_ns = 5000000, spawn_after_ns;
+static long long period_ns = 100000000, burst_ns = 5000000, spawn_after_ns, sleep_max_ns;
 static int cpu = -1, nthreads = 1, fifo, for_set;
 static double rate;
 static volatile long long total_sleeps, total_nvcsw, total_nivcsw;
@@ -189,10 +190,18 @@ static long long threads_end;
 static void *napper(void *arg)
 {
 	struct timespec ts = { sleep_ns / 1000000000LL, sleep_ns % 1000000000LL };
-	long long n = 0;
+	unsigned seed = (unsigned)syscall(SYS_gettid);
+	long long n = 0, d;
 
-	while (now_ns() < threads_end)
+	while (now_ns() < threads_end) {
+		if (sleep_max_ns > sleep_ns) {
+			d = sleep_ns + (long long)((double)rand_r(&seed) / RAND_MAX *
+						   (double)(sleep_max_ns - sleep_ns));
+			ts.tv_sec = d / 1000000000LL;
+			ts.tv_nsec = d % 1000000000LL;
+		}
 		n += clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL) == 0;
+	}
 	__sync_fetch_and_add(&total_sleeps, n);
 	return arg;
 }
@@ -592,6 +601,8 @@ int main(int argc, char **argv)
 			prctl(PR_SET_NAME, v), i++;
 		else if (!strcmp(a, "--sleep"))
 			sleep_ns = parse_dur(v), i++;
+		else if (!strcmp(a, "--sleep-max"))
+			sleep_max_ns = parse_dur(v), i++;
 		else if (!strcmp(a, "--count"))
 			count = atoll(v), i++;
 		else if (!strcmp(a, "--threads"))
