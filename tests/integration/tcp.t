@@ -190,7 +190,13 @@ WORK_PID=$(sed -n 's/^ready //p' "$T/rt.work")
 start_latbpf rt --pid "$WORK_PID" --probes tcp --no-tui --json "$T/rt.json"
 r0=$(retrans)
 kill -USR1 "$WORK_PID"
-sleep 1
+# the link goes down while segments flow: a slow machine (the guests under
+# TCG, two side by side) may take longer than a second to start the client
+sent() { ip netns exec $A awk '/^Tcp:/ { if (!h) { for (i = 1; i <= NF; i++) c[$i] = i; h = 1 }
+	else print $c["OutSegs"] }' /proc/net/snmp; }
+s0=$(sent)
+for ((i = 0; i < 100; i++)); do [ "$(sent)" -gt $((s0 + 50)) ] && break; sleep 0.1; done
+sleep 0.2
 ip -n $B link set lvb$$ down
 sleep 1.2
 ip -n $B link set lvb$$ up
