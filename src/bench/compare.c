@@ -14,9 +14,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include "bench/bench.h"
 #include "core/escape.h"
 #include "core/hist.h"
+#include "output/bench_table.h"
 
 enum jkind { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
 

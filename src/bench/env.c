@@ -8,11 +8,13 @@
  */
 #include <ctype.h>
 #include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
-#include "bench/bench.h"
+#include "bench/env.h"
+#include "bench/result.h"
 #include "core/escape.h"
 #include "core/proc.h"
 #include "core/snap.h"
@@ -223,7 +225,7 @@ static unsigned long long grew(unsigned long long before, unsigned long long aft
 
 static void snap(struct lat_benv_snap *s, const struct lat_bctx *c)
 {
-	s->mono_ns = lat_mono_ns();
+	s->mono_ns = lat_now_ns();
 	read_stat(s, c);
 	s->swap = vmstat("pswpin") + vmstat("pswpout");
 	s->sectors = disk_sectors();
@@ -244,24 +246,20 @@ static struct lat_benv_item *item(struct lat_benv *e, const char *name, const ch
 	return it;
 }
 
-/* What the host is set to: read before the runs */
-void lat_benv_begin(struct lat_benv *e, const struct lat_bctx *c)
+/* The bench core's clock: its frequency governor, and boost (turbo) */
+static void cpufreq(struct lat_benv *e, int cpu)
 {
-	struct lat_benv_item *it;
-	char path[96], buf[160], *l, *r;
-	FILE *f;
+	struct lat_benv_item *it = item(e, "governor", "all");
+	char path[96], buf[160];
 
-	memset(e, 0, sizeof(*e));
-	e->c = c;
-	it = item(e, "governor", "all");
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor",
-		 c->cpu < 0 ? 0 : c->cpu);
+		 cpu < 0 ? 0 : cpu);
 	if (!lat_read_line(path, it->value, sizeof(it->value))) {
 		snprintf(it->value, sizeof(it->value), "none (no cpufreq: fixed or the host's)");
 	} else if (strcmp(it->value, "performance")) {
 		it->warn = true;
 		snprintf(it->why, sizeof(it->why), "cpu %d's frequency governor is '%.32s', not "
-			 "performance: the clock moves with the load", c->cpu, it->value);
+			 "performance: the clock moves with the load", cpu, it->value);
 	}
 	it = item(e, "boost", "all");
 	if (lat_read_line("/sys/devices/system/cpu/cpufreq/boost", buf, sizeof(buf))) {
@@ -277,7 +275,13 @@ void lat_benv_begin(struct lat_benv *e, const struct lat_bctx *c)
 		snprintf(it->why, sizeof(it->why), "frequency boost (turbo) is on: the clock "
 			 "depends on temperature and the other cores' load");
 	}
-	it = item(e, "thp", "mem");
+}
+
+static void thp(struct lat_benv *e)
+{
+	struct lat_benv_item *it = item(e, "thp", "mem");
+	char buf[160], *l, *r;
+
 	if (lat_read_line("/sys/kernel/mm/transparent_hugepage/enabled", buf, sizeof(buf)) &&
 	    (l = strchr(buf, '[')) && (r = strchr(l, ']'))) {
 		snprintf(it->value, sizeof(it->value), "%.*s", (int)(r - l - 1), l + 1);
@@ -289,13 +293,19 @@ void lat_benv_begin(struct lat_benv *e, const struct lat_bctx *c)
 	} else {
 		snprintf(it->value, sizeof(it->value), "unknown");
 	}
-	it = item(e, "smt", "all");
+}
+
+/* Information only: the bench core's SMT siblings (a sibling's load shows
+ * in others' CPU), the isolated and nohz_full cores */
+static void topology(struct lat_benv *e, int cpu)
+{
+	struct lat_benv_item *it = item(e, "smt", NULL);
+	char path[96], buf[160];
+
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list",
-		 c->cpu < 0 ? 0 : c->cpu);
+		 cpu < 0 ? 0 : cpu);
 	if (!lat_read_line(path, it->value, sizeof(it->value)))
 		snprintf(it->value, sizeof(it->value), "unknown");
-	/* info only: a sibling's load shows in others' CPU below */
-	it->affects = NULL;
 	it = item(e, "isolated", NULL);
 	lat_read_line("/sys/devices/system/cpu/isolated", buf, sizeof(buf));
 	snprintf(it->value, sizeof(it->value), "%.90s", buf[0] ? buf : "none");
@@ -303,7 +313,12 @@ void lat_benv_begin(struct lat_benv *e, const struct lat_bctx *c)
 	lat_read_line("/sys/devices/system/cpu/nohz_full", buf, sizeof(buf));
 	snprintf(it->value, sizeof(it->value), "%.90s",
 		 buf[0] && strcmp(buf, "(null)") ? buf : "none");
-	it = item(e, "clocksource", "timer");
+}
+
+static void clocksource(struct lat_benv *e)
+{
+	struct lat_benv_item *it = item(e, "clocksource", "timer");
+
 	lat_read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource",
 			it->value, sizeof(it->value));
 	if (it->value[0] && strcmp(it->value, "tsc") && strcmp(it->value, "arch_sys_counter")) {
@@ -311,26 +326,40 @@ void lat_benv_begin(struct lat_benv *e, const struct lat_bctx *c)
 		snprintf(it->why, sizeof(it->why), "the kernel's clocksource is '%.32s': "
 			 "clock_gettime is slower than on tsc", it->value);
 	}
-	it = item(e, "hypervisor", NULL);
-	snprintf(it->value, sizeof(it->value), "none");
-	f = fopen("/proc/cpuinfo", "re");
-	{
-		char *line = NULL;
-		size_t cap = 0;
+}
 
-		while (f && getline(&line, &cap, f) >= 0)
-			if (!strncmp(line, "flags", 5)) {
-				if (strstr(line, " hypervisor"))
-					snprintf(it->value, sizeof(it->value),
-						 "yes (cpuinfo: hypervisor)");
-				break;
-			}
-		free(line);
-	}
+/* Information: its cost shows in steal */
+static void hypervisor(struct lat_benv *e)
+{
+	struct lat_benv_item *it = item(e, "hypervisor", NULL);
+	char *line = NULL, buf[160];
+	size_t cap = 0;
+	FILE *f = fopen("/proc/cpuinfo", "re");
+
+	snprintf(it->value, sizeof(it->value), "none");
+	while (f && getline(&line, &cap, f) >= 0)
+		if (!strncmp(line, "flags", 5)) {
+			if (strstr(line, " hypervisor"))
+				snprintf(it->value, sizeof(it->value), "yes (cpuinfo: hypervisor)");
+			break;
+		}
+	free(line);
 	if (f)
 		fclose(f);
 	if (lat_read_line("/sys/hypervisor/type", buf, sizeof(buf)) && buf[0])
 		snprintf(it->value, sizeof(it->value), "%.32s", buf);
+}
+
+/* What the host is set to: read before the runs */
+void lat_benv_begin(struct lat_benv *e, const struct lat_bctx *c)
+{
+	memset(e, 0, sizeof(*e));
+	e->c = c;
+	cpufreq(e, c->cpu);
+	thp(e);
+	topology(e, c->cpu);
+	clocksource(e);
+	hypervisor(e);
 	snap(&e->a, c);
 }
 
@@ -342,12 +371,12 @@ void lat_benv_bench(struct lat_benv *e, const char *group, bool end)
 	if (!e->c || (group && !strcmp(group, "fs")))
 		return;
 	if (!end) {
-		e->irq_t0 = lat_mono_ns();
+		e->irq_t0 = lat_now_ns();
 		e->irq_n0 = read_irqs(e->c->cpu);
 		return;
 	}
 	e->irqs += grew(e->irq_n0, read_irqs(e->c->cpu));
-	e->irq_ns += lat_mono_ns() - e->irq_t0;
+	e->irq_ns += lat_now_ns() - e->irq_t0;
 }
 
 /* What others did during the runs */

@@ -11,10 +11,13 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include "bench/bench.h"
+#include "bench/benchmarks.h"
+#include "bench/cache.h"
+#include "bench/result.h"
 #include "core/hist.h"
 
 #define BLOCK (1UL << 20)
@@ -91,8 +94,8 @@ static void *bw_thread(void *arg)
 			break;
 		sched_yield();
 	}
-	j->t0 = lat_mono_ns();
-	for (n = 0, off = 0; !n || lat_mono_ns() < j->t0 + j->budget; n++) {
+	j->t0 = lat_now_ns();
+	for (n = 0, off = 0; !n || lat_now_ns() < j->t0 + j->budget; n++) {
 		len = j->size - off < BLOCK ? j->size - off : BLOCK;
 		a = lat_tick_begin();
 		block(j, off, len, (int)n);
@@ -100,7 +103,7 @@ static void *bw_thread(void *arg)
 		j->bytes += len;
 		off = off + len >= j->size ? 0 : off + len;
 	}
-	j->t1 = lat_mono_ns();
+	j->t1 = lat_now_ns();
 	return NULL;
 }
 
