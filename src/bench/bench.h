@@ -18,10 +18,13 @@ int lat_bench_main(int argc, char **argv);
  * -EINVAL with the message said (tests/unit/test_fuzz_opts.c) */
 int lat_bench_parse(int argc, char **argv);
 
-/* compare.c: latbpf bench compare A.json B.json (argv[0] is "compare"):
- * 0, LAT_BENCH_REGRESSED, or -EINVAL (usage, unreadable or not a bench's
- * JSON) */
+/* compare.c: latbpf bench compare [--force] A.json B.json (argv[0] is
+ * "compare"): 0, LAT_BENCH_REGRESSED, LAT_BENCH_QUARANTINED (a result to
+ * compare is quarantined in A or B, and no --force: nothing compared), or
+ * -EINVAL (usage, unreadable or not a bench's JSON). main.c makes them exit
+ * 0, 1, 3 and 2. */
 #define LAT_BENCH_REGRESSED 1
+#define LAT_BENCH_QUARANTINED 2
 int lat_bench_compare(int argc, char **argv);
 
 /* A short host baseline (< 1 s) for a trace report: run before attaching,

@@ -21,7 +21,7 @@ void lat_bench_usage(FILE *f)
 	fputs("usage: latbpf bench [NAME...] [--duration DUR] [--runs N] [--quick]\n"
 	      "                    [--cpu LIST] [--interval DUR] [--dir DIR] [--json FILE|-]\n"
 	      "                    [--hlog FILE] [--list]\n"
-	      "       latbpf bench compare A.json B.json\n"
+	      "       latbpf bench compare [--force] A.json B.json\n"
 	      "  NAME        a benchmark, a result name, a group (cpu, mem, net, fs) or a\n"
 	      "              prefix (fault, tcp); default: all\n"
 	      "  --duration  time for each benchmark, shared by its runs (default: its own,\n"
@@ -41,7 +41,11 @@ void lat_bench_usage(FILE *f)
 	      "  --list      list the benchmarks and the names of their results\n"
 	      "compare: per result and percentile, B's median against A's min..max across\n"
 	      "  runs; beyond it by more than 10 %, with B's best run beyond A's worst: a\n"
-	      "  regression, exit 1\n", f);
+	      "  regression. Only clean runs are judged: a result quarantined in A or B\n"
+	      "  (the environment check or the hiccup meter distrusts it) is named with\n"
+	      "  why, and nothing is compared, unless --force (then its lines say FORCED)\n"
+	      "exit: 0; 1 a benchmark stopped on an error; 2 usage, or a file compare\n"
+	      "  cannot read; compare: 1 regressed, 3 quarantined (no --force)\n", f);
 }
 
 static int parse_cpus(const char *s, struct lat_bctx *c)

@@ -449,20 +449,35 @@ fi
 # takes 1 ms of every 2 on CPU 1, which the meter's 1 ms sleeps and the
 # ping-pong's switches (every ~500th waits out a burst: p99.9) must show.
 # 3 s a benchmark: 0.6 s a run holds the 10,000 switches p99.9 needs to be
-# judged even when the burner halves them.
+# judged even when the burner halves them. compare judges only clean runs:
+# B is quarantined, so it compares nothing unless --force.
 cmp_run() {
 	timeout -s KILL 60 "$LATBPF" bench syscall ctxsw hiccup --cpu 1 --runs 5 --duration 3s \
 		--json "$T/$1.json" --hlog "$T/$1.hlog" >"$T/$1.out" 2>&1
 }
+quarantined() { jq -e '[.results[] | has("quarantine")] | any' "$1" >/dev/null; }
 cmp_run cA
 ok $? "bench --runs 5 --hlog exits 0"
-"$LATBPF" bench compare "$T/cA.json" "$T/cA.json" >"$T/cAA.out" 2>&1
-ok $? "compare A with itself exits 0"
+diag "A's environment: $(jq -r '[.env[] | select(.warn) | .why] | join("; ") | if . == "" then "clean" else . end' "$T/cA.json")"
+# A clean pair: A itself, with the quarantines the host's neighbours may
+# have earned it taken off (the verdict on A's own state is checked below)
+jq 'del(.results[].quarantine)' "$T/cA.json" >"$T/cA0.json"
+"$LATBPF" bench compare "$T/cA0.json" "$T/cA0.json" >"$T/cAA.out" 2>&1
+ok $? "compare a clean A with itself exits 0"
 check "  and flags nothing" grep -q '^0 of [1-9][0-9]* compared percentiles regressed' "$T/cAA.out"
+check "  and forces nothing" bash -c "! grep -q FORCED '$T/cAA.out'"
+"$LATBPF" bench compare "$T/cA.json" "$T/cA.json" >"$T/cAAq.out" 2>&1
+st=$?
+if quarantined "$T/cA.json"; then
+	check "A as it came (quarantined by its environment check): compare exits 3 ($st)" test "$st" = 3
+else
+	check "A as it came (clean): compare exits 0 ($st)" test "$st" = 0
+fi
 cmp_run cC
-"$LATBPF" bench compare "$T/cA.json" "$T/cC.json" >"$T/cAC.out" 2>&1
+# two idle runs must not differ beyond the spread at p50, what a CI gate
+# keys on; --force, should the host have been busy for one of them
+"$LATBPF" bench compare --force "$T/cA.json" "$T/cC.json" >"$T/cAC.out" 2>&1
 diag "A against a second idle run C: $(tail -1 "$T/cAC.out")"
-# p50 is what a CI gate keys on: two idle runs must not differ beyond the spread
 flag=$(awk '$1 ~ /^(syscall_getppid|ctxsw_thread|pipe_1thread)$/ && $2 == "p50" && /REGRESSED/' "$T/cAC.out")
 ok $([ -z "$flag" ]; echo $?) "compare A with a second idle run: no p50 regressed ($flag)"
 "$LATWORK" --cpu 1 --fifo --comm burner burner --period 2ms --burst 1ms --for 25s \
@@ -480,18 +495,26 @@ rate=$(awk -v a="$h0" -v b="$h1" -v s="$w0" -v e="$w1" 'BEGIN { printf "%.2f", (
 oc=$(envv "$T/cB.json" others_cpu value)
 check "B is quarantined: others' CPU = the burner's CPU time +-0.15 (${oc%% *} vs $rate)" \
 	awk -v a="${oc%% *}" -v b="$rate" 'BEGIN { exit !(a - b <= 0.15 && b - a <= 0.15 && b > 0.3) }'
-"$LATBPF" bench compare "$T/cA.json" "$T/cB.json" >"$T/cAB.out" 2>&1
+"$LATBPF" bench compare "$T/cA0.json" "$T/cB.json" >"$T/cAB.out" 2>&1
 st=$?
-diag "$(awk '$1 !~ /^(p50|p90|p99|p99\.9|max)$/ { cur = $1 } / ok$|\(the max/ { next }
-	{ print ($1 == cur ? "" : cur " ") $0 }' "$T/cAB.out")"
-ok $((st != 1)) "compare A with the burner's run B exits 1 ($st)"
+ok $((st != 3)) "compare a clean A with the burner's run B exits 3: B is quarantined ($st)"
+check "  and names B and why" grep -q "^B (.*cB.json) is quarantined: [1-9]" "$T/cAB.out"
+check "  the burner's CPU among the reasons" grep -q "^  other processes kept" "$T/cAB.out"
+check "  and compares nothing" bash -c "! grep -qE 'REGRESSED|compared percentiles' '$T/cAB.out'"
+"$LATBPF" bench compare --force "$T/cA0.json" "$T/cB.json" >"$T/cABf.out" 2>&1
+st=$?
+diag "$(awk '$1 !~ /^(p50|p90|p99|p99\.9|max)$/ { cur = $1 } / ok  FORCED|\(the max/ { next }
+	{ print ($1 == cur ? "" : cur " ") $0 }' "$T/cABf.out")"
+ok $((st != 1)) "compare --force A with the burner's run B exits 1 ($st)"
 regressed() { awk -v n="$1" '$1 != "" && $1 !~ /^(p50|p90|p99|p99\.9|max)$/ { cur = $1 }
-	cur == n && /REGRESSED/ { f = 1 } END { exit !f }' "$T/cAB.out"; }
+	cur == n && /REGRESSED/ { f = 1 } END { exit !f }' "$T/cABf.out"; }
 check "  and flags ctxsw_thread" regressed ctxsw_thread
 check "  and flags hiccup_raw" regressed hiccup_raw
-check "  and says B was quarantined" grep -q "in results the environment check quarantined" "$T/cAB.out"
+check "  every percentile line says it is forced" \
+	awk '$0 ~ /(p50|p90|p99|p99\.9|max) / && !/FORCED \(B quarantined\)$/ { bad = 1 } END { exit bad }' "$T/cABf.out"
+check "  and the summary says so" grep -q "^FORCED: results the environment check quarantined were compared" "$T/cABf.out"
 check "  but not syscall_getppid's p50 (a syscall does not wait for the CPU)" \
-	awk '$1 == "syscall_getppid" && $2 == "p50" && !/REGRESSED/ { f = 1 } END { exit !f }' "$T/cAB.out"
+	awk '$1 == "syscall_getppid" && $2 == "p50" && !/REGRESSED/ { f = 1 } END { exit !f }' "$T/cABf.out"
 # Each run of each result an interval in the .hlog, read by HdrHistogram's own reader
 hlog_java "$T/cA.hlog" >"$T/cA.java" 2>"$T/cA.javaerr"
 ok $? "HdrHistogram's HistogramLogReader reads the bench's .hlog"
@@ -504,11 +527,11 @@ ok $([ -z "$mism" ]; echo $?) "per result: 5 intervals, their counts adding up t
 printf '{"tsc": {}, "results": [' >"$T/cut.json"
 "$LATBPF" bench compare "$T/cA.json" "$T/cut.json" >/dev/null 2>"$T/cut.err"
 ok $(($? != 2)) "compare with a cut-off file exits 2"
-check "  and says where" grep -q "cut.json' line 1: " "$T/cut.err"
+check "  and says where" grep -q "cut.json:1: not JSON" "$T/cut.err"
 echo '{"a": 1}' >"$T/other.json"
 "$LATBPF" bench compare "$T/other.json" "$T/cA.json" >/dev/null 2>"$T/other.err"
 ok $(($? != 2)) "compare with a JSON that is not a bench's exits 2"
-check "  and says so" grep -q "is not the JSON of latbpf bench --json" "$T/other.err"
+check "  and says so" grep -q "other.json:0: not the JSON of latbpf bench --json" "$T/other.err"
 
 # --- --baseline: the trace report carries a short host baseline ---
 timeout -s KILL 60 "$LATBPF" --baseline --probes sched --duration 1s --no-tui \
