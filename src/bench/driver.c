@@ -111,6 +111,7 @@ static int run_protocol(struct bench_run *b)
 	lat_benv_end(&b->env);
 	if (lat_bench_merge_runs(&b->o.c, b->runs, &b->all))
 		err = -ENOMEM;
+	lat_benv_jitter(&b->env, &b->all);
 	for (int i = 0; i < b->all.nres; i++) {
 		struct lat_bres *m = b->all.res[i];
 

@@ -37,7 +37,14 @@ struct lat_benv {
 	unsigned long long irqs, irq_n0;	/* device IRQs on the bench core */
 	__u64 irq_ns, irq_t0;			/* ... in this much benchmark time */
 };
+/* env.c: the set-up, read before the runs; the verdicts */
 void lat_benv_begin(struct lat_benv *e, const struct lat_bctx *c);
+struct lat_benv_item *lat_benv_item(struct lat_benv *e, const char *name, const char *affects);
+/* activity.c: others' activity, from the kernel's counters around the runs */
+void lat_benv_snap_read(struct lat_benv_snap *s, const struct lat_bctx *c);
+/* the hiccup meter's results among the runs merged (all): the worst core's
+ * p99 beyond 1 ms quarantines every result */
+void lat_benv_jitter(struct lat_benv *e, const struct lat_bctx *all);
 void lat_benv_end(struct lat_benv *e);
 void lat_benv_bench(struct lat_benv *e, const char *group, bool end);	/* around each */
 void lat_benv_quarantine(const struct lat_benv *e, const char *bench, const char *group,

@@ -155,7 +155,7 @@ static void test_median(void)
 
 /* A bench report from fixed results: 3 runs of five results (an
  * operation, a bandwidth, a failed check with a hostile note, a level with
- * no samples, a meter with rare stalls) merged, quarantined, published,
+ * no samples, a meter stalled 2 % of the time) merged, quarantined, published,
  * written as JSON and as the table; then run 0 alone (no spread rows). */
 static void fill_run(struct lat_bctx *c, int run)
 {
@@ -184,7 +184,7 @@ static void fill_run(struct lat_bctx *c, int run)
 	r->observed = run == 2 ? 134217728 : 67108864;
 	r = lat_bres_new(c, "hiccup_raw", "hiccup meter, RAW", 1);
 	for (int i = 0; i < 5000; i++)
-		lat_bres_add_ns(r, 50000 + (__u64)(i % 97) * 100 + (i % 1000 == 0 ? 5000000 : 0));
+		lat_bres_add_ns(r, 50000 + (__u64)(i % 97) * 100 + (i % 50 == 0 ? 5000000 : 0));
 }
 
 static void fixed_clock(void)
@@ -230,7 +230,8 @@ static void fixed_env(struct lat_benv *e, const struct lat_bctx *c)
 /* JSON then text, of the merged runs (3) and of run 0 alone */
 static void bench_report(FILE *jf, FILE *tf)
 {
-	struct lat_bctx runs = { .cpu = 1 }, all = { .cpu = 1 }, one = { .cpu = 1 };
+	struct lat_bctx runs = { .cpu = 1 }, all = { .cpu = 1, .cpus = { 1 }, .ncpus = 1 };
+	struct lat_bctx one = { .cpu = 1 };
 	struct lat_benv env;
 
 	fixed_clock();
@@ -239,6 +240,7 @@ static void bench_report(FILE *jf, FILE *tf)
 	fill_run(&one, 0);
 	lat_bench_merge_runs(&runs, 3, &all);
 	fixed_env(&env, &all);
+	lat_benv_jitter(&env, &all);	/* the meter's stalls: 2 % of 5 ms */
 	for (int i = 0; i < all.nres; i++)
 		lat_benv_quarantine(&env, all.res[i]->bench, strncmp(all.res[i]->name, "mem", 3) ?
 				    "cpu" : "mem", all.res[i]->quarantine,
