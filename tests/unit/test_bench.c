@@ -136,6 +136,18 @@ static void test_plateaus(void)
 	   "plateaus of a cache curve: L1, L2, a step, L3, DRAM (%d)", n);
 	ok(lat_plateaus(curve, 1, 1.4, lv) == 1 && lv[0] == 0, "one point, one plateau");
 	ok(lat_plateaus(curve, 0, 1.4, lv) == 0, "no points, no plateau");
+	/* where the caches end: before the first point slower than a third of
+	 * the last (135 / 3 = 45: the 100 ns point, index 11) */
+	ok(lat_cache_end(curve, 14) == 10, "the caches end at the last point before memory "
+	   "(%d)", lat_cache_end(curve, 14));
+	{
+		const double flat[] = { 90, 95, 100 }, dip[] = { 1, 1, 50, 10, 150 };
+
+		ok(lat_cache_end(flat, 3) == -1, "a flat curve shows no cache");
+		ok(lat_cache_end(dip, 5) == 3, "a third exactly is still the cache; the first "
+		   "point past it ends the search");
+		ok(lat_cache_end(flat, 0) == -1, "no points, no end");
+	}
 }
 
 /* --runs: the median across runs, whatever order they came in */
