@@ -16,6 +16,7 @@
 #include "bench/result.h"
 #include "core/fmt.h"
 #include "core/hist.h"
+#include "core/proc.h"
 
 /* whole CPU seconds are USER_HZ ticks in /proc/stat */
 static double user_hz(void)
@@ -127,16 +128,9 @@ out:
 
 static unsigned long long vmstat(const char *key)
 {
-	char line[128];
-	size_t n = strlen(key);
 	unsigned long long v = 0;
-	FILE *f = fopen("/proc/vmstat", "re");
 
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, n) && line[n] == ' ')
-			v = strtoull(line + n + 1, NULL, 10);
-	if (f)
-		fclose(f);
+	lat_proc_u64("/proc/vmstat", key, &v);
 	return v;
 }
 
@@ -186,21 +180,14 @@ static unsigned long long disk_sectors(void)
 
 static unsigned long long self_io_bytes(void)
 {
-	char line[128];
-	unsigned long long v, sum = 0;
-	FILE *f = fopen("/proc/self/io", "re");
+	unsigned long long rd = 0, wr = 0, cancelled = 0;
 
+	lat_proc_u64("/proc/self/io", "read_bytes", &rd);
+	lat_proc_u64("/proc/self/io", "write_bytes", &wr);
 	/* written pages of a file deleted before writeback never reach the
 	 * disk: cancelled_write_bytes takes them off again */
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "read_bytes: %llu", &v) == 1 ||
-		    sscanf(line, "write_bytes: %llu", &v) == 1)
-			sum += v;
-		else if (sscanf(line, "cancelled_write_bytes: %llu", &v) == 1)
-			sum -= v < sum ? v : sum;
-	if (f)
-		fclose(f);
-	return sum;
+	lat_proc_u64("/proc/self/io", "cancelled_write_bytes", &cancelled);
+	return rd + wr - (cancelled < rd + wr ? cancelled : rd + wr);
 }
 
 static double self_cpu_s(void)

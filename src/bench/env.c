@@ -114,20 +114,12 @@ static void clocksource(struct lat_benv *e)
 static void hypervisor(struct lat_benv *e)
 {
 	struct lat_benv_item *it = lat_benv_item(e, "hypervisor", NULL);
-	char *line = NULL, buf[160];
-	size_t cap = 0;
-	FILE *f = fopen("/proc/cpuinfo", "re");
+	char flags[4096], buf[160];
 
 	snprintf(it->value, sizeof(it->value), "none");
-	while (f && getline(&line, &cap, f) >= 0)
-		if (!strncmp(line, "flags", 5)) {
-			if (strstr(line, " hypervisor"))
-				snprintf(it->value, sizeof(it->value), "yes (cpuinfo: hypervisor)");
-			break;
-		}
-	free(line);
-	if (f)
-		fclose(f);
+	if (lat_proc_field("/proc/cpuinfo", "flags", flags, sizeof(flags)) &&
+	    lat_has_word(flags, "hypervisor"))
+		snprintf(it->value, sizeof(it->value), "yes (cpuinfo: hypervisor)");
 	if (lat_read_line("/sys/hypervisor/type", buf, sizeof(buf)) && buf[0])
 		snprintf(it->value, sizeof(it->value), "%.32s", buf);
 }

@@ -21,6 +21,7 @@
 #include "bench/rand.h"
 #include "bench/result.h"
 #include "core/hist.h"
+#include "core/proc.h"
 
 #define BLK 4096		/* fs_read, fs_contention: one pread */
 #define CBLK (64 << 10)		/* fs_cache: one pread */
@@ -140,15 +141,13 @@ int lat_bench_fs_read(struct lat_bctx *c)
 static __u64 cache_limit(char *src, size_t n)
 {
 	char line[512], path[700], buf[64];
-	__u64 best = 0, v;
-	FILE *f = fopen("/proc/meminfo", "re");
+	unsigned long long kib = 0;
+	__u64 best, v;
+	FILE *f;
 
 	snprintf(src, n, "MemAvailable");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %llu kB", &v) == 1)
-			best = v << 10;
-	if (f)
-		fclose(f);
+	lat_proc_u64("/proc/meminfo", "MemAvailable", &kib);
+	best = kib << 10;
 	f = fopen("/proc/self/cgroup", "re");
 	while (f && fgets(line, sizeof(line), f)) {
 		const char *fmt[3] = { NULL };
@@ -164,19 +163,14 @@ static __u64 cache_limit(char *src, size_t n)
 			fmt[0] = "/sys/fs/cgroup/memory%s/memory.limit_in_bytes";
 		}
 		for (int i = 0; fmt[i]; i++) {
-			FILE *g;
-
 			snprintf(path, sizeof(path), fmt[i], q + 1);
-			if (!(g = fopen(path, "re")))
+			if (!lat_read_line(path, buf, sizeof(buf)) || !strncmp(buf, "max", 3))
 				continue;
-			if (fgets(buf, sizeof(buf), g) && strncmp(buf, "max", 3)) {
-				v = strtoull(buf, NULL, 10);
-				if (v && v < best) {
-					best = v;
-					snprintf(src, n, "memory cgroup %.200s", q + 1);
-				}
+			v = strtoull(buf, NULL, 10);
+			if (v && v < best) {
+				best = v;
+				snprintf(src, n, "memory cgroup %.200s", q + 1);
 			}
-			fclose(g);
 		}
 	}
 	if (f)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include "bench/options.h"
 #include "bench/benchmarks.h"
+#include "core/cpulist.h"
 #include "core/escape.h"
 #include "core/parse.h"
 
@@ -48,38 +49,36 @@ void lat_bench_usage(FILE *f)
 	      "  cannot read; compare: 1 regressed, 3 quarantined (no --force)\n", f);
 }
 
+/* --cpu: CPUs in the order given (the first runs the one-core benchmarks),
+ * each comma's part a CPU list as the kernel writes them (core/cpulist.h) */
 static int parse_cpus(const char *s, struct lat_bctx *c)
 {
-	cpu_set_t allowed;
-	char *end;
-	long a, b;
+	cpu_set_t allowed, part;
+	char tok[64];
+	size_t n;
 
 	sched_getaffinity(0, sizeof(allowed), &allowed);
 	c->ncpus = 0;
 	while (*s) {
-		a = b = strtol(s, &end, 10);
-		if (end == s || a < 0)
+		n = strcspn(s, ",");
+		if (!n || n >= sizeof(tok))
 			goto bad;
-		if (*end == '-') {
-			s = end + 1;
-			b = strtol(s, &end, 10);
-			if (end == s || b < a)
-				goto bad;
-		}
-		for (; a <= b; a++) {
-			if (a >= CPU_SETSIZE || !CPU_ISSET(a, &allowed)) {
-				fprintf(stderr, "latbpf bench: cpu %ld is not one this process "
-					"may run on\n", a);
+		memcpy(tok, s, n);
+		tok[n] = '\0';
+		if (lat_parse_cpulist(tok, &part) || !CPU_COUNT(&part))
+			goto bad;
+		for (int k = 0; k < CPU_SETSIZE; k++) {
+			if (!CPU_ISSET(k, &part))
+				continue;
+			if (!CPU_ISSET(k, &allowed)) {
+				fprintf(stderr, "latbpf bench: cpu %d is not one this process "
+					"may run on\n", k);
 				return -EINVAL;
 			}
 			if (c->ncpus < (int)(sizeof(c->cpus) / sizeof(c->cpus[0])))
-				c->cpus[c->ncpus++] = (int)a;
+				c->cpus[c->ncpus++] = k;
 		}
-		s = end;
-		if (*s == ',')
-			s++;
-		else if (*s)
-			goto bad;
+		s += n + (s[n] == ',');
 	}
 	if (c->ncpus)
 		return 0;

@@ -4,10 +4,12 @@
  * the pointer-chase permutation, per-operation amortisation, plateaus, the
  * median across runs; and its report from fixed results, runs merged,
  * published, written as JSON and as the table, against golden files. */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include "bench/cache.h"
 #include "bench/env.h"
+#include "bench/options.h"
 #include "bench/publish.h"
 #include "bench/rand.h"
 #include "bench/result.h"
@@ -290,6 +292,29 @@ static void test_report(void)
 	}
 }
 
+/* --cpu keeps the order given: the first CPU runs the one-core benchmarks.
+ * The highest two CPUs this process may use, given high first. */
+static void test_cpus(void)
+{
+	struct lat_bench_opts b = { 0 };
+	char list[32], *argv[] = { "bench", "--cpu", list, NULL };
+	int hi = -1, lo = -1;
+	cpu_set_t allowed;
+
+	sched_getaffinity(0, sizeof(allowed), &allowed);
+	for (int k = 0; k < CPU_SETSIZE; k++)
+		if (CPU_ISSET(k, &allowed)) {
+			lo = hi;
+			hi = k;
+		}
+	if (lo < 0)
+		lo = hi;	/* one CPU: "N,N" */
+	snprintf(list, sizeof(list), "%d,%d", hi, lo);
+	ok(!lat_bench_opts_parse(3, argv, &b) && b.c.ncpus == 2 && b.c.cpus[0] == hi &&
+	   b.c.cpus[1] == lo && b.c.cpu == hi, "--cpu %s: in that order, one-core on %d",
+	   list, hi);
+}
+
 int main(void)
 {
 	test_co();
@@ -298,5 +323,6 @@ int main(void)
 	test_plateaus();
 	test_median();
 	test_report();
+	test_cpus();
 	return done_testing();
 }
