@@ -157,7 +157,11 @@ minf=$(res "$T/all.json" fault_minor '"\(.check.observed) \(.check.expected)"')
 check "fault_minor: ru_minflt covers every first touch ($minf)" \
 	awk -v a="${minf% *}" -v b="${minf#* }" 'BEGIN { exit !(a >= b && b > 1000) }'
 
-# Memory latency: non-decreasing within noise (20 %, 1 ns), largest set >= 5x smallest
+# Memory latency: what is judged is the chase's method, one random cycle no
+# prefetcher can follow (were it followable, 256 MiB would read at the first
+# level's speed, and a curve could dip): non-decreasing within noise (20 %,
+# 1 ns), the largest set >= 5x the smallest, the gap between a first-level
+# load and a memory load on any machine that has a cache
 curve=$(jq -r '[.results[] | select(.name | startswith("memlat_")) | (.cycles.sum / .cycles.count)] | map(tostring) | join(" ")' "$T/all.json")
 diag "memlat per load, ticks (4k .. 256m): $curve"
 npts=$(wc -w <<<"$curve")
