@@ -10,8 +10,11 @@
  * rule): when a result to compare is quarantined in A or B (its
  * environment check or hiccup meter distrusts it), compare says which file
  * and why and compares nothing, unless --force asks it to; then every line
- * of such a result says it is forced. The files come from anywhere: read
- * with jansson (core/jsonfile.h), every string printed escaped.
+ * of such a result says it is forced. A result measured differently in A
+ * and B (its method line differs: membw's working set follows where the
+ * host's caches end) is not compared either. The files come from
+ * anywhere: read with jansson (core/jsonfile.h), every string printed
+ * escaped.
  */
 #include <errno.h>
 #include <math.h>
@@ -154,8 +157,19 @@ static void say_quarantined(const struct side *s, const struct side *other)
 }
 
 struct tally {
-	int flagged, compared, forced;
+	int flagged, compared, forced, differ;
 };
+
+/* The same measurement in both: a working set sized by the host (membw's
+ * by where its caches end) can differ between two runs, and two sizes are
+ * two benchmarks. A file without methods is taken at its word. */
+static bool same_method(json_t *r, json_t *s)
+{
+	const char *a = json_string_value(json_object_get(r, "method"));
+	const char *b = json_string_value(json_object_get(s, "method"));
+
+	return !a || !b || !strcmp(a, b);
+}
 
 /* The five lines of one result, B's against A's */
 static void compare_result(json_t *r, json_t *s, const char *forced, struct tally *t)
@@ -213,6 +227,12 @@ static void compare_all(const struct side *a, const struct side *b, struct tally
 			printf("%-24s only in A\n", lat_term_arg(q, sizeof(q), rname(r)));
 			continue;
 		}
+		if (!same_method(r, s)) {
+			printf("%-24s not compared: measured differently (A's and B's \"method\" "
+			       "differ)\n", lat_term_arg(q, sizeof(q), rname(r)));
+			t->differ++;
+			continue;
+		}
 		forced = quarantine(r) ? quarantine(s) ? "  FORCED (A and B quarantined)" :
 			 "  FORCED (A quarantined)" : quarantine(s) ? "  FORCED (B quarantined)" : "";
 		compare_result(r, s, forced, t);
@@ -264,6 +284,8 @@ int lat_bench_compare(int argc, char **argv)
 	compare_all(&a, &b, &t);
 	printf("%d of %d compared percentiles regressed beyond A's spread (+10%%, B's best "
 	       "run beyond A's worst)\n", t.flagged, t.compared);
+	if (t.differ)
+		printf("%d result(s) measured differently in A and B, not compared\n", t.differ);
 	if (a.quarantined || b.quarantined)
 		printf("FORCED: results the environment check quarantined were compared (%d "
 		       "regressed): the host, not the build, may be the cause\n", t.forced);
