@@ -108,7 +108,7 @@ $(O)/tests/%.t: tests/unit/%.c $(OBJS) | $(O)/tests $(O)/version.h
 # The fuzz test runs the parsers it feeds under ASan and UBSan: its own
 # copies of their objects, the rest as built.
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_SRCS := src/cli/opts.c src/core/escape.c src/core/provenance.c src/bench/run.c
+FUZZ_SRCS := src/cli/opts.c src/core/escape.c src/core/provenance.c src/bench/options.c
 # (its generator, argfuzz.h, named: the .d of a multi-source build lacks it)
 $(O)/tests/test_fuzz_opts.t: tests/unit/test_fuzz_opts.c $(FUZZ_SRCS) tests/unit/argfuzz.h \
 		$(filter-out $(FUZZ_SRCS:src/%.c=$(O)/src/%.o),$(OBJS)) | $(O)/tests $(O)/version.h

@@ -88,9 +88,13 @@ _latbpf_bench()
 		return
 		;;
 	esac
-	# bench compare A.json B.json
+	# bench compare [--force] A.json B.json
 	if [[ ${words[i + 1]} == compare && $cword -gt $((i + 1)) ]]; then
-		_filedir json
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W "--force" -- "$cur"))
+		else
+			_filedir json
+		fi
 		return
 	fi
 	if [[ $cur == -* ]]; then

@@ -29,6 +29,9 @@ static enum lat_status bench_main(int argc, char **argv, int sub)
 	 * (EPIPE), not end latbpf */
 	signal(SIGPIPE, SIG_IGN);
 	err = lat_bench_main(argc, argv);
+	/* compare: a quarantined run is the environment's doing */
+	if (err == LAT_BENCH_QUARANTINED)
+		return LAT_FAIL_ENV;
 	return err == -EINVAL ? LAT_FAIL_USAGE : err ? LAT_FAIL_RUNTIME : LAT_OK;
 }
 

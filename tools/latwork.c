@@ -48,7 +48,9 @@
  *   latwork [common] tcpclient --port P [--host A] --count N [--connects] [--for DUR]
  *       N round trips of 64 bytes on one connection (--for bounds them in
  *       time), or with --connects N connect+close. Prints "roundtrips=<n>"
- *       or "connects=<n>"; the connection stays open until exit (--linger).
+ *       or, after "connect_ns p50=<ns> max=<ns>" (each connect() call as
+ *       the client timed it), "connects=<n>"; the connection stays open
+ *       until exit (--linger).
  * common:
  *   --cpu C        pin to CPU C
  *   --wait         start only on SIGUSR1 (after printing "ready <pid>")
@@ -403,9 +405,27 @@ static int run_tcpserver(void)
 	return 0;
 }
 
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* --connects: each connect() call's time, as the ground truth a traced
+ * handshake (SYN_SENT -> ESTABLISHED, inside the call) must fit in */
+static void print_connect_ns(long long *ns, long long n)
+{
+	if (!ns || n <= 0)
+		return;
+	qsort(ns, (size_t)n, sizeof(*ns), cmp_ll);
+	printf("connect_ns p50=%lld max=%lld\n", ns[(n - 1) / 2], ns[n - 1]);
+}
+
 static int run_tcpclient(void)
 {
-	long long i, n = 0, end = now_ns() + for_ns;
+	long long i, n = 0, end = now_ns() + for_ns, t;
+	long long *cns = tcp_connects && count > 0 ? calloc((size_t)count, sizeof(*cns)) : NULL;
 	struct sockaddr_in a;
 	char buf[64] = "latwork";
 	int fd = -1, one = 1;
@@ -417,12 +437,16 @@ static int run_tcpclient(void)
 			if (fd >= 0)
 				close(fd);
 			fd = socket(AF_INET, SOCK_STREAM, 0);
+			t = now_ns();
 			if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a))) {
 				perror("latwork: connect");
 				return 1;
 			}
+			t = now_ns() - t;
 			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 			if (tcp_connects) {
+				if (cns)
+					cns[n] = t;
 				n++;
 				continue;
 			}
@@ -431,7 +455,10 @@ static int run_tcpclient(void)
 			break;
 		n++;
 	}
+	if (tcp_connects)
+		print_connect_ns(cns, n);
 	printf(tcp_connects ? "connects=%lld\n" : "roundtrips=%lld\n", n);
+	free(cns);
 	return 0;	/* fd stays open: ss can read its RTT while we linger */
 }
 

@@ -3,7 +3,9 @@
  * cost when the compiler can neither inline nor drop them. On x86-64 and
  * arm64 the first six (eight) arguments travel in registers, the seventh on
  * x86-64 on the stack. */
-#include "bench/bench.h"
+#include <stdio.h>
+#include "bench/benchmarks.h"
+#include "bench/result.h"
 
 /* A call is a few cycles: 256 to a timed region, so the timer's own cost
  * (taken off) and its granularity are under a tick per call. */

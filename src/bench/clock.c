@@ -1,23 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The clock: is the counter invariant, what is its rate (calibrated against
- * CLOCK_MONOTONIC over several windows, spread reported), how far apart are
- * the cores' counters, and what do the ways of reading a time cost.
+ * The clock (clock.h): is the counter invariant, what is its rate
+ * (calibrated against CLOCK_MONOTONIC over several windows, spread
+ * reported), how far apart are the cores' counters, and what an empty timed
+ * region costs. What the ways of reading a time cost is a benchmark:
+ * timer.c.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/klog.h>
 #include <unistd.h>
-#include "bench/bench.h"
+#include "bench/clock.h"
 #include "core/proc.h"
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
 
 struct lat_bclock lat_bclock = { .source = "clock_gettime", .hz = 1e9, .skew_cpu = -1 };
+
+int lat_bench_pin(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return 0;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
 
 #if defined(__x86_64__) || defined(__i386__)
 /* The kernel's own TSC rate, from its boot log: the refined calibration if
@@ -82,7 +96,7 @@ static void pair(__u64 *tick, __u64 *ns)
 
 	for (int i = 0; i < 32; i++) {
 		a = lat_counter_begin();
-		m = lat_mono_ns();
+		m = lat_now_ns();
 		b = lat_counter_end();
 		if (b - a < best) {
 			best = b - a;
@@ -138,8 +152,8 @@ static bool wait_seq(struct skew *s, __u64 want)
 			return false;
 		if (++spins % 65536 == 0) {
 			if (!t0)
-				t0 = lat_mono_ns();
-			else if (lat_mono_ns() - t0 > 200000000ULL) {
+				t0 = lat_now_ns();
+			else if (lat_now_ns() - t0 > 200000000ULL) {
 				__atomic_store_n(&s->timeout, true, __ATOMIC_RELAXED);
 				return false;
 			}
@@ -256,66 +270,5 @@ int lat_bclock_init(bool quick, const char *cpuinfo_flags)
 			"reading and has coarser steps\n", k->fallback);
 	}
 	k->overhead = empty_region();
-	return 0;
-}
-
-/* What reading the time costs: n reads in one region, per read. */
-#define TIMER_BATCH 64
-#define TIMER_SAMPLES 20000
-
-#define TIMED(r, n, stmt) do {						\
-	__u64 a_ = lat_tick_begin();					\
-	for (int j_ = 0; j_ < (n); j_++)				\
-		stmt;							\
-	lat_bres_add((r), lat_tick_end() - a_);				\
-} while (0)
-
-static volatile __u64 sink;
-
-#if defined(__x86_64__) || defined(__i386__)
-static __u64 cpuid_rdtsc(void)
-{
-	unsigned a, b, c, d;
-
-	__cpuid(0, a, b, c, d);
-	return lat_rdtsc() + a + b + c + d;
-}
-#endif
-
-int lat_bench_timer(struct lat_bctx *c)
-{
-	struct lat_bres *r[6] = { 0 };
-	struct timespec ts;
-	__u64 i;
-
-	lat_bench_pin(c->cpu);
-	r[0] = lat_bres_new(c, "timer_region", "an empty timed region, not subtracted: "
-			    "every other timing subtracts its minimum", 1);
-	r[1] = lat_bres_new(c, "timer_clock_gettime", "clock_gettime(CLOCK_MONOTONIC) "
-			    "back to back", TIMER_BATCH);
-#if defined(__x86_64__) || defined(__i386__)
-	r[2] = lat_bres_new(c, "timer_rdtsc", "rdtsc back to back, unfenced", TIMER_BATCH);
-	r[3] = lat_bres_new(c, "timer_rdtscp", "rdtscp back to back", TIMER_BATCH);
-	r[4] = lat_bres_new(c, "timer_lfence_rdtsc", "lfence; rdtsc; lfence", TIMER_BATCH);
-	r[5] = lat_bres_new(c, "timer_cpuid_rdtsc", "cpuid; rdtsc (Paoloni)", 8);
-#elif defined(__aarch64__)
-	r[2] = lat_bres_new(c, "timer_cntvct", "mrs cntvct_el0 back to back", TIMER_BATCH);
-	r[3] = lat_bres_new(c, "timer_isb_cntvct", "isb; mrs cntvct_el0; isb", TIMER_BATCH);
-#endif
-	for (i = 0; !lat_bench_over(c, i, TIMER_SAMPLES); i++) {
-		__u64 a = lat_tick_begin();
-
-		lat_bres_add_ticks(r[0], lat_tick_end() - a);	/* as is: it is the cost */
-		TIMED(r[1], TIMER_BATCH, clock_gettime(CLOCK_MONOTONIC, &ts));
-#if defined(__x86_64__) || defined(__i386__)
-		TIMED(r[2], TIMER_BATCH, sink = lat_rdtsc());
-		TIMED(r[3], TIMER_BATCH, sink = lat_rdtscp());
-		TIMED(r[4], TIMER_BATCH, sink = lat_counter_begin());
-		TIMED(r[5], 8, sink = cpuid_rdtsc());
-#elif defined(__aarch64__)
-		TIMED(r[2], TIMER_BATCH, sink = lat_cntvct());
-		TIMED(r[3], TIMER_BATCH, sink = lat_counter_begin());
-#endif
-	}
 	return 0;
 }

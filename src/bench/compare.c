@@ -1,298 +1,86 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * latbpf bench compare A.json B.json: B against A, per result and per
- * percentile, judged against the spread across runs. A regression is B's
- * median beyond A's worst run by more than 10 % of A's median (and 1 ns),
- * with even B's best run beyond A's worst: the two spreads apart. A
- * bandwidth regresses downwards. A result the environment check
- * quarantined in either file is still judged (a CI gate errs on the side
- * of a flag), and the verdict and the summary say so. The JSON is read with a small parser of
- * its own: a bench's output is latbpf's, but the files come from anywhere.
+ * latbpf bench compare [--force] A.json B.json: B against A, per result and
+ * per percentile, judged against the spread across runs. A regression is
+ * B's median beyond A's worst run by more than 10 % of A's median (and 1
+ * ns), with even B's best run beyond A's worst: the two spreads apart. A
+ * bandwidth regresses downwards.
+ *
+ * A regression is judged only between clean runs (the run protocol's
+ * rule): when a result to compare is quarantined in A or B (its
+ * environment check or hiccup meter distrusts it), compare says which file
+ * and why and compares nothing, unless --force asks it to; then every line
+ * of such a result says it is forced. A result measured differently in A
+ * and B (its method line differs: membw's working set follows where the
+ * host's caches end) is not compared either. The files come from
+ * anywhere: read with jansson (core/jsonfile.h), every string printed
+ * escaped.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <stdlib.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include "bench/bench.h"
 #include "core/escape.h"
 #include "core/hist.h"
+#include "core/jsonfile.h"
+#include "output/bench_table.h"
 
-enum jkind { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
+#define PROG "latbpf bench compare"
 
-struct jval {
-	enum jkind kind;
-	double num;
-	char *str;		/* J_STR; the key when a member */
-	char *key;
-	struct jval *child, *next;
+struct side {
+	const char *label;	/* "A", "B" */
+	const char *path;
+	json_t *doc, *results;
+	int quarantined;	/* of the results both files hold */
 };
 
-struct jparse {
-	const char *p, *end;
-	int depth, line;
-	const char *err;
-};
-
-static void jfree(struct jval *v)
+/* FILE as a bench's JSON: 0, or -EINVAL after saying why not */
+static int load(struct side *s)
 {
-	while (v) {
-		struct jval *n = v->next;
+	struct lat_jsonfile j;
+	int err = lat_jsonfile_open(&j, PROG, s->path, "report");
 
-		jfree(v->child);
-		free(v->str);
-		free(v->key);
-		free(v);
-		v = n;
-	}
+	if (!err && !(s->doc = lat_jsonfile_whole(&j)))
+		err = -EINVAL;
+	s->results = json_object_get(s->doc, "results");
+	if (!err && (!json_is_array(s->results) || !json_is_object(json_object_get(s->doc, "tsc"))))
+		err = lat_jsonfile_refuse(&j, 0, "not the JSON of latbpf bench --json (no "
+					  "\"results\" list and \"tsc\" object)");
+	lat_jsonfile_close(&j);
+	return err;
 }
 
-static void skip_ws(struct jparse *j)
+static bool num(json_t *o, const char *key, double *out)
 {
-	for (; j->p < j->end && isspace((unsigned char)*j->p); j->p++)
-		if (*j->p == '\n')
-			j->line++;
-}
+	json_t *v = json_object_get(o, key);
 
-/* A string's text, escapes decoded (\uXXXX above 0x7f as '?'): enough to
- * match names and print them escaped */
-static char *jstring(struct jparse *j)
-{
-	size_t cap = 16, n = 0;
-	char *s = malloc(cap), *t;
-
-	if (!s || j->p >= j->end || *j->p != '"')
-		goto bad;
-	for (j->p++; j->p < j->end && *j->p != '"'; j->p++) {
-		char ch = *j->p;
-
-		if ((unsigned char)ch < 0x20)
-			goto bad;
-		if (ch == '\\') {
-			if (++j->p >= j->end)
-				goto bad;
-			switch (*j->p) {
-			case 'n': ch = '\n'; break;
-			case 't': ch = '\t'; break;
-			case 'r': ch = '\r'; break;
-			case 'b': ch = '\b'; break;
-			case 'f': ch = '\f'; break;
-			case '"': case '\\': case '/': ch = *j->p; break;
-			case 'u':
-				if (j->end - j->p < 5)
-					goto bad;
-				for (int k = 1; k <= 4; k++)
-					if (!isxdigit((unsigned char)j->p[k]))
-						goto bad;
-				ch = (char)strtol((char[]){ j->p[1], j->p[2], j->p[3], j->p[4], 0 },
-						  NULL, 16);
-				if ((unsigned char)ch > 0x7f || strncmp(j->p + 1, "00", 2))
-					ch = '?';
-				j->p += 4;
-				break;
-			default:
-				goto bad;
-			}
-		}
-		if (n + 2 > cap) {
-			t = realloc(s, cap *= 2);
-			if (!t)
-				goto bad;
-			s = t;
-		}
-		s[n++] = ch;
-	}
-	if (j->p >= j->end)
-		goto bad;
-	j->p++;
-	s[n] = 0;
-	return s;
-bad:
-	free(s);
-	j->err = "a string is not closed or holds a bad escape";
-	return NULL;
-}
-
-static struct jval *jvalue(struct jparse *j);
-
-static struct jval *jcontainer(struct jparse *j, struct jval *v, char close)
-{
-	struct jval **tail = &v->child;
-
-	j->p++;
-	skip_ws(j);
-	if (j->p < j->end && *j->p == close) {
-		j->p++;
-		return v;
-	}
-	for (;;) {
-		char *key = NULL;
-		struct jval *c;
-
-		skip_ws(j);
-		if (close == '}') {
-			key = jstring(j);
-			if (!key)
-				break;
-			skip_ws(j);
-			if (j->p >= j->end || *j->p != ':') {
-				free(key);
-				j->err = "a ':' is missing after a key";
-				break;
-			}
-			j->p++;
-		}
-		c = jvalue(j);
-		if (!c) {
-			free(key);
-			break;
-		}
-		c->key = key;
-		*tail = c;
-		tail = &c->next;
-		skip_ws(j);
-		if (j->p < j->end && *j->p == ',') {
-			j->p++;
-			continue;
-		}
-		if (j->p < j->end && *j->p == close) {
-			j->p++;
-			return v;
-		}
-		j->err = close == '}' ? "an object is not closed" : "an array is not closed";
-		break;
-	}
-	jfree(v);
-	return NULL;
-}
-
-static struct jval *jvalue(struct jparse *j)
-{
-	struct jval *v;
-	char *end;
-
-	skip_ws(j);
-	if (j->p >= j->end) {
-		j->err = "the input ends where a value should be";
-		return NULL;
-	}
-	if (++j->depth > 64) {
-		j->err = "nested too deep";
-		return NULL;
-	}
-	v = calloc(1, sizeof(*v));
-	if (!v) {
-		j->err = "out of memory";
-		return NULL;
-	}
-	switch (*j->p) {
-	case '{':
-		v->kind = J_OBJ;
-		v = jcontainer(j, v, '}');
-		break;
-	case '[':
-		v->kind = J_ARR;
-		v = jcontainer(j, v, ']');
-		break;
-	case '"':
-		v->kind = J_STR;
-		v->str = jstring(j);
-		if (!v->str) {
-			free(v);
-			v = NULL;
-		}
-		break;
-	default:
-		if (j->end - j->p >= 4 && !strncmp(j->p, "true", 4)) {
-			v->kind = J_BOOL, v->num = 1, j->p += 4;
-		} else if (j->end - j->p >= 5 && !strncmp(j->p, "false", 5)) {
-			v->kind = J_BOOL, j->p += 5;
-		} else if (j->end - j->p >= 4 && !strncmp(j->p, "null", 4)) {
-			j->p += 4;
-		} else if (*j->p == '-' || isdigit((unsigned char)*j->p)) {
-			/* the buffer ends in a NUL (read_file): strtod stops there */
-			v->kind = J_NUM;
-			v->num = strtod(j->p, &end);
-			if (end == j->p || end > j->end) {
-				free(v);
-				j->err = "a number does not parse";
-				return NULL;
-			}
-			j->p = end;
-		} else {
-			free(v);
-			j->err = "not a JSON value";
-			v = NULL;
-		}
-	}
-	j->depth--;
-	return v;
-}
-
-/* The whole of FILE as one JSON value; NULL with the reason said */
-static struct jval *read_json(const char *path)
-{
-	struct jparse j = { 0 };
-	struct jval *v = NULL;
-	char *buf = NULL, q[LAT_ARG_MAX];
-	size_t len = 0, cap = 0, got;
-	FILE *f = fopen(path, "r");
-
-	lat_term_arg(q, sizeof(q), path);
-	if (!f) {
-		fprintf(stderr, "latbpf bench compare: cannot read '%s': %s\n", q, strerror(errno));
-		return NULL;
-	}
-	do {
-		if (len + 4096 + 1 > cap) {
-			char *t = realloc(buf, cap = cap * 2 + 4096 + 1);
-
-			if (!t || cap > (256u << 20)) {
-				free(t ? t : buf);
-				fclose(f);
-				fprintf(stderr, "latbpf bench compare: '%s' is too large\n", q);
-				return NULL;
-			}
-			buf = t;
-		}
-		got = fread(buf + len, 1, 4096, f);
-		len += got;
-	} while (got);
-	fclose(f);
-	buf[len] = 0;
-	j.p = buf;
-	j.end = buf + len;
-	j.line = 1;
-	v = jvalue(&j);
-	skip_ws(&j);
-	if (v && j.p != j.end) {
-		jfree(v);
-		v = NULL;
-		j.err = "more follows the JSON object";
-	}
-	if (!v)
-		fprintf(stderr, "latbpf bench compare: '%s' line %d: %s\n", q, j.line,
-			j.err ? j.err : "not JSON");
-	free(buf);
-	return v;
-}
-
-static const struct jval *jget(const struct jval *o, const char *key)
-{
-	for (const struct jval *c = o && o->kind == J_OBJ ? o->child : NULL; c; c = c->next)
-		if (c->key && !strcmp(c->key, key))
-			return c;
-	return NULL;
-}
-
-static bool jnum(const struct jval *o, const char *key, double *out)
-{
-	const struct jval *v = jget(o, key);
-
-	if (!v || v->kind != J_NUM || !isfinite(v->num))
+	if (!json_is_number(v) || !isfinite(json_number_value(v)))
 		return false;
-	*out = v->num;
+	*out = json_number_value(v);
 	return true;
+}
+
+static const char *rname(json_t *r)
+{
+	return json_string_value(json_object_get(r, "name"));
+}
+
+static json_t *find(json_t *results, const char *name)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(results, i, r)
+		if (rname(r) && !strcmp(rname(r), name))
+			return r;
+	return NULL;
+}
+
+static const char *quarantine(json_t *r)
+{
+	return json_string_value(json_object_get(r, "quarantine"));
 }
 
 /* One result's column in one file: the median across runs and the lowest
@@ -302,140 +90,208 @@ struct col {
 	bool few;
 };
 
-static bool read_col(const struct jval *r, int k, struct col *c)
+static bool read_col(json_t *r, int k, struct col *c)
 {
 	const char *name = lat_bench_col_names[k];
-	const struct jval *p = jget(jget(r, "runs"), name), *few;
+	json_t *p = json_object_get(json_object_get(r, "runs"), name);
+	double count = 0;
 
 	if (p) {
-		few = jget(p, "few");
-		c->few = few && few->kind == J_BOOL && few->num;
-		return jnum(p, "median", &c->median) && jnum(p, "min", &c->lo) &&
-		       jnum(p, "max", &c->hi);
+		c->few = json_is_true(json_object_get(p, "few"));
+		return num(p, "median", &c->median) && num(p, "min", &c->lo) &&
+		       num(p, "max", &c->hi);
 	}
 	/* a single run: its histogram's own figure, and its own count for
 	 * whether 10 samples lie beyond it */
-	double count = 0;
-
-	if (!jnum(jget(r, "hist"), name, &c->median))
+	if (!num(json_object_get(r, "hist"), name, &c->median))
 		return false;
-	jnum(jget(r, "hist"), "count", &count);
+	num(json_object_get(r, "hist"), "count", &count);
 	c->few = k < LAT_BENCH_COLS - 1 && lat_too_few(count, lat_bench_cols[k]);
 	c->lo = c->hi = c->median;
 	return true;
 }
 
-static const char *rname(const struct jval *r)
+/* Count the results both files hold that each has quarantined */
+static void count_quarantined(struct side *a, struct side *b)
 {
-	const struct jval *n = jget(r, "name");
+	size_t i;
+	json_t *r, *s;
 
-	return n && n->kind == J_STR ? n->str : NULL;
+	json_array_foreach(a->results, i, r) {
+		if (!rname(r) || !(s = find(b->results, rname(r))))
+			continue;
+		a->quarantined += quarantine(r) != NULL;
+		b->quarantined += quarantine(s) != NULL;
+	}
 }
 
-static const struct jval *results_of(const struct jval *doc, const char *path)
+/* "B (b.json) is quarantined: N of the results to compare", then each
+ * distinct reason once */
+static void say_quarantined(const struct side *s, const struct side *other)
 {
-	const struct jval *res = jget(doc, "results");
-	char q[LAT_ARG_MAX];
+	char q[LAT_ARG_MAX], why[1024];
+	size_t i, j;
+	json_t *r, *p;
 
-	if (res && res->kind == J_ARR && jget(doc, "tsc"))
-		return res;
-	fprintf(stderr, "latbpf bench compare: '%s' is not the JSON of latbpf bench --json\n",
-		lat_term_arg(q, sizeof(q), path));
-	return NULL;
+	if (!s->quarantined)
+		return;
+	printf("%s (%s) is quarantined: %d of the results to compare\n", s->label,
+	       lat_term_arg(q, sizeof(q), s->path), s->quarantined);
+	json_array_foreach(s->results, i, r) {
+		const char *w = quarantine(r);
+		bool seen = false;
+
+		if (!w || !rname(r) || !find(other->results, rname(r)))
+			continue;
+		json_array_foreach(s->results, j, p) {
+			if (j >= i)
+				break;
+			seen |= quarantine(p) && !strcmp(quarantine(p), w) && rname(p) &&
+				find(other->results, rname(p));
+		}
+		if (seen)
+			continue;
+		lat_term_str(why, sizeof(why), w);
+		printf("  %s\n", why);
+	}
+}
+
+struct tally {
+	int flagged, compared, forced, differ;
+};
+
+/* The same measurement in both: a working set sized by the host (membw's
+ * by where its caches end) can differ between two runs, and two sizes are
+ * two benchmarks. A file without methods is taken at its word. */
+static bool same_method(json_t *r, json_t *s)
+{
+	const char *a = json_string_value(json_object_get(r, "method"));
+	const char *b = json_string_value(json_object_get(s, "method"));
+
+	return !a || !b || !strcmp(a, b);
+}
+
+/* The five lines of one result, B's against A's */
+static void compare_result(json_t *r, json_t *s, const char *forced, struct tally *t)
+{
+	const char *unit = json_string_value(json_object_get(r, "unit"));
+	bool ns = !unit || strcmp(unit, "MB/s") != 0;
+	char n1[32], n2[32], n3[32], n4[32], q[LAT_ARG_MAX];
+
+	lat_term_arg(q, sizeof(q), rname(r));
+	for (int k = 0; k < LAT_BENCH_COLS; k++) {
+		struct col ca, cb;
+		const char *verdict = "ok";
+		double margin, pct;
+
+		if (!read_col(r, k, &ca) || !read_col(s, k, &cb))
+			continue;
+		margin = 0.10 * ca.median + (ns ? 1 : 0);
+		pct = ca.median > 0 ? (cb.median / ca.median - 1) * 100 : 0;
+		if (k == LAT_BENCH_COLS - 1)
+			verdict = "(the max: one sample, not judged)";
+		else if (ca.few || cb.few)
+			verdict = "(too few samples, not judged)";
+		else if (ns ? cb.median > ca.hi + margin && cb.lo > ca.hi :
+			      cb.median < ca.lo - margin && cb.hi < ca.lo)
+			verdict = "REGRESSED", t->flagged++, t->forced += *forced != 0;
+		else if (ns ? cb.median < ca.lo - margin && cb.hi < ca.lo :
+			      cb.median > ca.hi + margin && cb.lo > ca.hi)
+			verdict = "better";
+		if (k < LAT_BENCH_COLS - 1 && !ca.few && !cb.few)
+			t->compared++;
+		lat_bench_fmt_value(n1, sizeof(n1), ca.median, ns);
+		lat_bench_fmt_value(n2, sizeof(n2), ca.lo, ns);
+		lat_bench_fmt_value(n3, sizeof(n3), ca.hi, ns);
+		lat_bench_fmt_value(n4, sizeof(n4), cb.median, ns);
+		printf("%-24s %-6s %10s %10s..%-10s %10s %+7.1f%%  %s%s\n", k ? "" : q,
+		       lat_bench_col_names[k], n1, n2, n3, n4, pct, verdict, forced);
+	}
+}
+
+/* Every result of A against B's of the same name, and those in one only */
+static void compare_all(const struct side *a, const struct side *b, struct tally *t)
+{
+	char q[LAT_ARG_MAX];
+	size_t i;
+	json_t *r, *s;
+
+	printf("%-24s %-6s %10s %22s %10s %8s  %s\n", "result", "pct", "A median",
+	       "A runs min..max", "B median", "B vs A", "verdict");
+	json_array_foreach(a->results, i, r) {
+		const char *forced;
+
+		if (!rname(r))
+			continue;
+		if (!(s = find(b->results, rname(r)))) {
+			printf("%-24s only in A\n", lat_term_arg(q, sizeof(q), rname(r)));
+			continue;
+		}
+		if (!same_method(r, s)) {
+			printf("%-24s not compared: measured differently (A's and B's \"method\" "
+			       "differ)\n", lat_term_arg(q, sizeof(q), rname(r)));
+			t->differ++;
+			continue;
+		}
+		forced = quarantine(r) ? quarantine(s) ? "  FORCED (A and B quarantined)" :
+			 "  FORCED (A quarantined)" : quarantine(s) ? "  FORCED (B quarantined)" : "";
+		compare_result(r, s, forced, t);
+	}
+	json_array_foreach(b->results, i, s)
+		if (rname(s) && !find(a->results, rname(s)))
+			printf("%-24s only in B\n", lat_term_arg(q, sizeof(q), rname(s)));
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: latbpf bench compare [--force] A.json B.json\n"
+		"  B against A: per result and percentile, B's median across runs "
+		"against A's min..max\n");
+	return -EINVAL;
 }
 
 int lat_bench_compare(int argc, char **argv)
 {
-	struct jval *a = NULL, *b = NULL;
-	const struct jval *ra, *rb, *r, *s;
-	int flagged = 0, compared = 0, err = 0, doubtful = 0;
-	char n1[32], n2[32], n3[32], n4[32], q[LAT_ARG_MAX];
+	struct side a = { .label = "A" }, b = { .label = "B" };
+	struct tally t = { 0 };
+	bool force = false;
+	int err;
 
-	if (argc != 3 || argv[1][0] == '-' || argv[2][0] == '-') {
-		fprintf(stderr, "usage: latbpf bench compare A.json B.json\n"
-			"  B against A: per result and percentile, B's median across runs "
-			"against A's min..max\n");
-		return -EINVAL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--force"))
+			force = true;
+		else if (argv[i][0] == '-' || (a.path && b.path))
+			return usage();
+		else
+			*(a.path ? &b.path : &a.path) = argv[i];
 	}
-	a = read_json(argv[1]);
-	b = a ? read_json(argv[2]) : NULL;
-	ra = b ? results_of(a, argv[1]) : NULL;
-	rb = ra ? results_of(b, argv[2]) : NULL;
-	if (!rb) {
-		err = -EINVAL;
+	if (!b.path)
+		return usage();
+	err = load(&a);
+	if (!err)
+		err = load(&b);
+	if (err)
+		goto out;
+	count_quarantined(&a, &b);
+	say_quarantined(&a, &b);
+	say_quarantined(&b, &a);
+	if ((a.quarantined || b.quarantined) && !force) {
+		printf("not compared: a regression is judged only between clean runs "
+		       "(--force compares them anyway)\n");
+		err = LAT_BENCH_QUARANTINED;
 		goto out;
 	}
-	printf("%-24s %-6s %10s %22s %10s %8s  %s\n", "result", "pct", "A median",
-	       "A runs min..max", "B median", "B vs A", "verdict");
-	for (r = ra->child; r; r = r->next) {
-		const char *name = rname(r), *unit;
-		const struct jval *u;
-		bool ns;
-
-		if (!name)
-			continue;
-		for (s = rb->child; s && (!rname(s) || strcmp(rname(s), name)); s = s->next)
-			;
-		lat_term_arg(q, sizeof(q), name);
-		if (!s) {
-			printf("%-24s only in A\n", q);
-			continue;
-		}
-		const struct jval *qa = jget(r, "quarantine"), *qb = jget(s, "quarantine");
-		const char *quar = qa && qa->kind == J_STR ? (qb && qb->kind == J_STR ?
-			" (A and B quarantined)" : " (A quarantined)") :
-			qb && qb->kind == J_STR ? " (B quarantined)" : "";
-
-		u = jget(r, "unit");
-		unit = u && u->kind == J_STR ? u->str : "ns";
-		ns = strcmp(unit, "MB/s") != 0;
-		for (int k = 0; k < LAT_BENCH_COLS; k++) {
-			struct col ca, cb;
-			const char *verdict = "ok";
-			double margin, pct;
-
-			if (!read_col(r, k, &ca) || !read_col(s, k, &cb))
-				continue;
-			margin = 0.10 * ca.median + (ns ? 1 : 0);
-			pct = ca.median > 0 ? (cb.median / ca.median - 1) * 100 : 0;
-			if (k == LAT_BENCH_COLS - 1)
-				verdict = "(the max: one sample, not judged)";
-			else if (ca.few || cb.few)
-				verdict = "(too few samples, not judged)";
-			else if (ns ? cb.median > ca.hi + margin && cb.lo > ca.hi :
-				      cb.median < ca.lo - margin && cb.hi < ca.lo)
-				verdict = "REGRESSED", flagged++, doubtful += *quar != 0;
-			else if (ns ? cb.median < ca.lo - margin && cb.hi < ca.lo :
-				      cb.median > ca.hi + margin && cb.lo > ca.hi)
-				verdict = "better";
-			if (k < LAT_BENCH_COLS - 1 && !ca.few && !cb.few)
-				compared++;
-			lat_bench_fmt_value(n1, sizeof(n1), ca.median, ns);
-			lat_bench_fmt_value(n2, sizeof(n2), ca.lo, ns);
-			lat_bench_fmt_value(n3, sizeof(n3), ca.hi, ns);
-			lat_bench_fmt_value(n4, sizeof(n4), cb.median, ns);
-			printf("%-24s %-6s %10s %10s..%-10s %10s %+7.1f%%  %s%s\n", k ? "" : q,
-			       lat_bench_col_names[k], n1, n2, n3, n4, pct, verdict,
-			       k < LAT_BENCH_COLS - 1 ? quar : "");
-		}
-	}
-	for (s = rb->child; s; s = s->next) {
-		const char *name = rname(s);
-
-		for (r = ra->child; name && r && (!rname(r) || strcmp(rname(r), name)); r = r->next)
-			;
-		if (name && !r)
-			printf("%-24s only in B\n", lat_term_arg(q, sizeof(q), name));
-	}
+	compare_all(&a, &b, &t);
 	printf("%d of %d compared percentiles regressed beyond A's spread (+10%%, B's best "
-	       "run beyond A's worst)\n", flagged, compared);
-	if (doubtful)
-		printf("%d of these in results the environment check quarantined (their "
-		       "\"quarantine\" says why): the host, not the build, may be the cause\n",
-		       doubtful);
-	err = flagged ? LAT_BENCH_REGRESSED : 0;
+	       "run beyond A's worst)\n", t.flagged, t.compared);
+	if (t.differ)
+		printf("%d result(s) measured differently in A and B, not compared\n", t.differ);
+	if (a.quarantined || b.quarantined)
+		printf("FORCED: results the environment check quarantined were compared (%d "
+		       "regressed): the host, not the build, may be the cause\n", t.forced);
+	err = t.flagged ? LAT_BENCH_REGRESSED : 0;
 out:
-	jfree(a);
-	jfree(b);
+	json_decref(a.doc);
+	json_decref(b.doc);
 	return err;
 }

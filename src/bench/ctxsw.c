@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "bench/bench.h"
+#include "bench/benchmarks.h"
+#include "bench/result.h"
 #include "core/hist.h"
 
 #define WARMUP 200
@@ -86,7 +87,7 @@ int lat_bench_ctxsw(struct lat_bctx *c)
 {
 	struct lat_bres *pr, *tr, *xr;
 	struct pp p = { .cpu = c->cpu };
-	__u64 i, a, pipe_ticks, budget = c->budget_ns, t0 = lat_mono_ns();
+	__u64 i, a, pipe_ticks, budget = c->budget_ns, t0 = lat_now_ns();
 	pthread_t th;
 	pid_t pid;
 	char b = 1;

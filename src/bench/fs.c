@@ -9,26 +9,23 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "bench/bench.h"
+#include "bench/benchmarks.h"
+#include "bench/file.h"
+#include "bench/rand.h"
+#include "bench/result.h"
 #include "core/hist.h"
+#include "core/proc.h"
 
 #define BLK 4096		/* fs_read, fs_contention: one pread */
 #define CBLK (64 << 10)		/* fs_cache: one pread */
 #define MIB (1ULL << 20)
-
-static __u64 xorshift(__u64 *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
 
 /* The same file again, with O_DIRECT: -errno when the file system has none */
 static int open_direct(int fd)
@@ -54,12 +51,12 @@ static void fail(struct lat_bres *r, const char *why)
 static int time_reads(struct lat_bres *r, int fd, void *buf, __u64 size, bool random,
 		      __u64 deadline)
 {
-	__u64 off = 0, seed = lat_mono_ns() | 1, n = 0, a, blocks = size / BLK;
+	__u64 off = 0, seed = lat_now_ns() | 1, n = 0, a, blocks = size / BLK;
 	ssize_t got;
 
-	while (n == 0 || lat_mono_ns() < deadline) {
+	while (n == 0 || lat_now_ns() < deadline) {
 		for (int k = 0; k < 64; k++, n++) {
-			off = random ? xorshift(&seed) % blocks * BLK : (off + BLK) % size;
+			off = random ? lat_xorshift(&seed) % blocks * BLK : (off + BLK) % size;
 			a = lat_tick_begin();
 			got = pread(fd, buf, BLK, (off_t)off);
 			lat_bres_add(r, lat_tick_end() - a);
@@ -117,7 +114,7 @@ int lat_bench_fs_read(struct lat_bctx *c)
 			if (pread(fd, buf, BLK, (off_t)off) != BLK)
 				break;
 		for (int k = 0; k < 2 && !err; k++)
-			err = time_reads(r[k], fd, buf, sizes[s], k == 1, lat_mono_ns() + share);
+			err = time_reads(r[k], fd, buf, sizes[s], k == 1, lat_now_ns() + share);
 		dfd = lat_bench_is_tmpfs(fd) ? -EINVAL : open_direct(fd);
 		if (dfd < 0) {
 			char why[240];
@@ -130,7 +127,7 @@ int lat_bench_fs_read(struct lat_bctx *c)
 			fail(r[3], why);
 		}
 		for (int k = 2; k < 4 && dfd >= 0 && !err; k++)
-			err = time_reads(r[k], dfd, buf, sizes[s], k == 3, lat_mono_ns() + share);
+			err = time_reads(r[k], dfd, buf, sizes[s], k == 3, lat_now_ns() + share);
 		if (dfd >= 0)
 			close(dfd);
 		close(fd);
@@ -144,15 +141,13 @@ int lat_bench_fs_read(struct lat_bctx *c)
 static __u64 cache_limit(char *src, size_t n)
 {
 	char line[512], path[700], buf[64];
-	__u64 best = 0, v;
-	FILE *f = fopen("/proc/meminfo", "re");
+	unsigned long long kib = 0;
+	__u64 best, v;
+	FILE *f;
 
 	snprintf(src, n, "MemAvailable");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %llu kB", &v) == 1)
-			best = v << 10;
-	if (f)
-		fclose(f);
+	lat_proc_u64("/proc/meminfo", "MemAvailable", &kib);
+	best = kib << 10;
 	f = fopen("/proc/self/cgroup", "re");
 	while (f && fgets(line, sizeof(line), f)) {
 		const char *fmt[3] = { NULL };
@@ -168,19 +163,14 @@ static __u64 cache_limit(char *src, size_t n)
 			fmt[0] = "/sys/fs/cgroup/memory%s/memory.limit_in_bytes";
 		}
 		for (int i = 0; fmt[i]; i++) {
-			FILE *g;
-
 			snprintf(path, sizeof(path), fmt[i], q + 1);
-			if (!(g = fopen(path, "re")))
+			if (!lat_read_line(path, buf, sizeof(buf)) || !strncmp(buf, "max", 3))
 				continue;
-			if (fgets(buf, sizeof(buf), g) && strncmp(buf, "max", 3)) {
-				v = strtoull(buf, NULL, 10);
-				if (v && v < best) {
-					best = v;
-					snprintf(src, n, "memory cgroup %.200s", q + 1);
-				}
+			v = strtoull(buf, NULL, 10);
+			if (v && v < best) {
+				best = v;
+				snprintf(src, n, "memory cgroup %.200s", q + 1);
 			}
-			fclose(g);
 		}
 	}
 	if (f)
@@ -204,13 +194,94 @@ static int extend(int fd, char *mb, __u64 have, __u64 want)
 	return 0;
 }
 
+/* fs_cache's state across its sizes */
+struct fcache {
+	int fd;
+	char *mb, *blk;		/* 1 MiB to write, one block to read */
+	__u32 *perm, nperm;
+	__u64 have, seed;	/* the file's size now */
+};
+
+/* One size: the file grown to it, every block read twice in a random order,
+ * the second pass timed into r. 0, or 1 when the sizes stop here (said in
+ * r), or -ENOMEM. */
+static int one_size(struct fcache *fc, struct lat_bres *r, __u64 size)
+{
+	__u32 nb = (__u32)(size / CBLK);
+	__u64 a;
+
+	if (extend(fc->fd, fc->mb, fc->have, size)) {
+		fail(r, "the file could not grow to this size (disk full?)");
+		return 1;
+	}
+	fc->have = size;
+	if (nb > fc->nperm) {
+		__u32 *t = realloc(fc->perm, nb * sizeof(*fc->perm));
+
+		if (!t)
+			return -ENOMEM;
+		fc->perm = t;
+		fc->nperm = nb;
+	}
+	/* every block once, in a random order: readahead cannot hide the
+	 * device, and a block is in the cache or it is not */
+	lat_perm_cycle(fc->perm, nb, &fc->seed);
+	for (int pass = 0; pass < 2; pass++)
+		for (__u32 i = 0, b = 0; i < nb; i++, b = fc->perm[b]) {
+			a = lat_tick_begin();
+			if (pread(fc->fd, fc->blk, CBLK, (off_t)b * CBLK) != CBLK) {
+				fail(r, "a read failed: the sizes stop here");
+				return 1;
+			}
+			if (pass)
+				lat_bres_add(r, lat_tick_end() - a);
+		}
+	return 0;
+}
+
+/* Sizes doubling from 4 MiB until one past the knee (the first whose mean
+ * read is 3x the fastest size's: at twice the cache, half the reads miss),
+ * or the cap, 4x the limit, half the free space, or 4x the time (a slow
+ * disk). Returns the knee, 0 if none; -ENOMEM as ~0. */
+static __u64 sizes(struct lat_bctx *c, struct fcache *fc, struct lat_bres *first,
+		   __u64 limit, __u64 cap)
+{
+	__u64 size, knee = 0, m0 = 0, mean;
+	struct lat_bres *r = first;
+	char name[40];
+	int err;
+
+	for (size = 4 * MIB;; size *= 2, r = NULL) {
+		if (!r) {
+			snprintf(name, sizeof(name), size >= 1024 * MIB ? "fs_cache_%llug" :
+				 "fs_cache_%llum", (unsigned long long)(size >= 1024 * MIB ?
+				 size / (1024 * MIB) : size / MIB));
+			r = lat_bres_new(c, name, first->method, 1);
+			if (!r)
+				return ~0ULL;
+		}
+		err = one_size(fc, r, size);
+		if (err)
+			return err < 0 ? ~0ULL : knee;	/* said in r; the sizes before stand */
+		mean = r->ticks.count ? r->ticks.sum / r->ticks.count : 0;
+		if (!knee && m0 && mean >= 3 * m0)
+			knee = size;
+		if (!m0 || mean < m0)	/* the fastest size so far: the cache's speed */
+			m0 = mean ? mean : 1;
+		if ((knee && size > knee) || size * 2 > cap || size * 2 > 4 * limit ||
+		    size * 2 > free_bytes(fc->fd) / 2 ||
+		    lat_now_ns() >= c->deadline + 3 * c->budget_ns)
+			return knee;
+	}
+}
+
 int lat_bench_fs_cache(struct lat_bctx *c)
 {
-	__u64 limit, size, have = 4 * MIB, knee = 0, a, m0 = 0, cap, seed = lat_mono_ns() | 1;
-	__u32 *perm = NULL, nperm = 0;
-	struct lat_bres *first = NULL, *r;
-	char src[240], name[40], *mb, *blk;
-	int fd, err = 0;
+	struct fcache fc = { .have = 4 * MIB, .seed = lat_now_ns() | 1 };
+	__u64 limit, knee, cap;
+	struct lat_bres *first;
+	char src[240];
+	int err = 0;
 
 	lat_bench_pin(c->cpu);
 	limit = cache_limit(src, sizeof(src));
@@ -218,98 +289,34 @@ int lat_bench_fs_cache(struct lat_bctx *c)
 	 * whole time (256 MiB by default), 4x the limit at most */
 	cap = 128 * MIB * (c->budget_ns * (__u64)(c->runs > 0 ? c->runs : 1) / 1000000000ULL);
 	cap = cap < 8 * MIB ? 8 * MIB : cap;
-	mb = malloc(MIB);
-	blk = malloc(CBLK);
-	if (!mb || !blk) {
-		free(mb);
-		free(blk);
-		return -ENOMEM;
-	}
-	memset(mb, 0x5a, MIB);
-	first = lat_bres_new(c, "fs_cache_4m", "read every 64 KiB block of a file of this "
-			     "size in a random order, twice; the second pass timed: from the page "
-			     "cache, or from the device where the cache is too small", 1);
+	fc.mb = malloc(MIB);
+	fc.blk = malloc(CBLK);
+	first = fc.mb && fc.blk ? lat_bres_new(c, "fs_cache_4m", "read every 64 KiB block of a "
+		"file of this size in a random order, twice; the second pass timed: from the "
+		"page cache, or from the device where the cache is too small", 1) : NULL;
 	if (!first) {
 		err = -ENOMEM;
 		goto out;
 	}
-	fd = lat_bench_make_file(c->dir, 4 * MIB, first);
-	if (fd < 0) {
+	memset(fc.mb, 0x5a, MIB);
+	fc.fd = lat_bench_make_file(c->dir, 4 * MIB, first);
+	if (fc.fd < 0) {
 		first->failed = true;
 		goto out;
 	}
 	first->note[0] = 0;
-	if (lat_bench_is_tmpfs(fd)) {
+	if (lat_bench_is_tmpfs(fc.fd)) {
 		fail(first, "--dir is tmpfs: its files live in memory, there is no file-cache "
 		     "size to find; use --dir on a disk");
-		close(fd);
+		close(fc.fd);
 		goto out;
 	}
-	for (size = 4 * MIB, r = first;; size *= 2) {
-		__u64 mean;
-		__u32 nb;
-
-		if (!r) {
-			snprintf(name, sizeof(name), size >= 1024 * MIB ? "fs_cache_%llug" :
-				 "fs_cache_%llum", (unsigned long long)(size >= 1024 * MIB ?
-				 size / (1024 * MIB) : size / MIB));
-			r = lat_bres_new(c, name, first->method, 1);
-			if (!r) {
-				err = -ENOMEM;
-				break;
-			}
-		}
-		err = extend(fd, mb, have, size);
-		if (err) {
-			fail(r, "the file could not grow to this size (disk full?)");
-			err = 0;
-			break;
-		}
-		have = size;
-		nb = (__u32)(size / CBLK);
-		if (nb > nperm) {
-			__u32 *t = realloc(perm, nb * sizeof(*perm));
-
-			if (!t) {
-				err = -ENOMEM;
-				break;
-			}
-			perm = t;
-			nperm = nb;
-		}
-		/* every block once, in a random order: readahead cannot hide the
-		 * device, and a block is in the cache or it is not */
-		lat_perm_cycle(perm, nb, &seed);
-		for (int pass = 0; pass < 2 && !err; pass++)
-			for (__u32 i = 0, b = 0; i < nb; i++, b = perm[b]) {
-				a = lat_tick_begin();
-				if (pread(fd, blk, CBLK, (off_t)b * CBLK) != CBLK) {
-					fail(r, "a read failed: the sizes stop here");
-					err = -EIO;
-					break;
-				}
-				if (pass)
-					lat_bres_add(r, lat_tick_end() - a);
-			}
-		if (err) {
-			err = 0;	/* said in the result; the sizes before stand */
-			break;
-		}
-		/* the mean: at twice the cache, half the reads miss */
-		mean = r->ticks.count ? r->ticks.sum / r->ticks.count : 0;
-		if (!knee && m0 && mean >= 3 * m0)
-			knee = size;
-		if (!m0 || mean < m0)	/* the fastest size so far: the cache's speed */
-			m0 = mean ? mean : 1;
-		r = NULL;
-		/* one size past the knee shows it holds; never past the cap, 4x the
-		 * limit, half the free space, or 4x the time (a slow disk) */
-		if ((knee && size > knee) || size * 2 > cap || size * 2 > 4 * limit ||
-		    size * 2 > free_bytes(fd) / 2 ||
-		    lat_mono_ns() >= c->deadline + 3 * c->budget_ns)
-			break;
+	knee = sizes(c, &fc, first, limit, cap);
+	close(fc.fd);
+	if (knee == ~0ULL) {
+		err = -ENOMEM;
+		goto out;
 	}
-	close(fd);
 	first->check = "page_cache_bytes";
 	first->check_level = true;
 	first->expected = (__s64)limit;
@@ -323,11 +330,11 @@ int lat_bench_fs_cache(struct lat_bctx *c)
 	else
 		snprintf(first->note, sizeof(first->note), "no jump up to %llu MiB (more with a "
 			 "longer --duration): the file cache holds more (%.100s: %llu MiB)",
-			 (unsigned long long)(have / MIB), src, (unsigned long long)(limit / MIB));
+			 (unsigned long long)(fc.have / MIB), src, (unsigned long long)(limit / MIB));
 out:
-	free(perm);
-	free(mb);
-	free(blk);
+	free(fc.perm);
+	free(fc.mb);
+	free(fc.blk);
 	return err;
 }
 
@@ -414,7 +421,7 @@ int lat_bench_fs_contention(struct lat_bctx *c)
 				 "O_DIRECT at random offsets of its own 16 MiB file; per read", 1);
 		if (!r)
 			return -ENOMEM;
-		err = contend(c, r, n, lat_mono_ns() + c->budget_ns / steps);
+		err = contend(c, r, n, lat_now_ns() + c->budget_ns / steps);
 		if (err == -EINVAL) {
 			fail(r, "no O_DIRECT in --dir (tmpfs?): no device to contend for; use "
 			     "--dir on a disk");

@@ -9,10 +9,12 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include "bench/bench.h"
+#include "bench/benchmarks.h"
+#include "bench/result.h"
 #include "core/hist.h"
 
 struct meter {
@@ -34,7 +36,7 @@ static void *meter(void *arg)
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	ival_ticks = (__u64)((double)m->interval_ns * lat_bclock.hz / 1e9 + 0.5);
 	prev = lat_tick_begin();
-	while (lat_mono_ns() < m->deadline) {
+	while (lat_now_ns() < m->deadline) {
 		clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
 		now = lat_tick_begin();
 		obs = now - prev;

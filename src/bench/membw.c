@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Memory bandwidth: read, write and copy over a working set that fits in the
- * last-level cache and over one far above it, by one thread and by a thread
+ * caches (where a short pointer chase shows they end, cache.h) and over one
+ * far above them, by one thread and by a thread
  * on every chosen core at once (one thread rarely saturates the memory bus).
  * Each timed block is 1 MiB (or the whole working set, when smaller) and is
  * reported in MB/s; the total is every byte over the whole time, for all the
@@ -11,10 +12,13 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include "bench/bench.h"
+#include "bench/benchmarks.h"
+#include "bench/cache.h"
+#include "bench/result.h"
 #include "core/hist.h"
 
 #define BLOCK (1UL << 20)
@@ -91,8 +95,8 @@ static void *bw_thread(void *arg)
 			break;
 		sched_yield();
 	}
-	j->t0 = lat_mono_ns();
-	for (n = 0, off = 0; !n || lat_mono_ns() < j->t0 + j->budget; n++) {
+	j->t0 = lat_now_ns();
+	for (n = 0, off = 0; !n || lat_now_ns() < j->t0 + j->budget; n++) {
 		len = j->size - off < BLOCK ? j->size - off : BLOCK;
 		a = lat_tick_begin();
 		block(j, off, len, (int)n);
@@ -100,7 +104,7 @@ static void *bw_thread(void *arg)
 		j->bytes += len;
 		off = off + len >= j->size ? 0 : off + len;
 	}
-	j->t1 = lat_mono_ns();
+	j->t1 = lat_now_ns();
 	return NULL;
 }
 
@@ -154,21 +158,47 @@ static int phase(struct lat_bres *r, int op, char *src, char *dst, size_t size,
 	return err;
 }
 
+/*
+ * The working sets. In the cache: half of where the latency curve shows the
+ * caches end (bench's own measurement, not sysfs's word: a VM's sysfs may
+ * claim a 480 MiB L3, and a set sized by it reads memory); far above it: 8x
+ * that, at least 256 MiB, at most 1 GiB (two buffers of it). Without an end
+ * in the curve: a quarter of sysfs's last level, else 1 MiB. basis: how the
+ * cache set was sized, for the method line.
+ */
+static void size_sets(const struct lat_bctx *c, size_t sizes[2], char *basis, size_t n)
+{
+	__u64 end = lat_bench_cache_end(c->cpu), llc = lat_bench_llc_bytes(), by;
+
+	if (end) {
+		sizes[0] = end / 2;
+		snprintf(basis, n, "half the %llu KiB the latency curve shows cached",
+			 (unsigned long long)(end >> 10));
+	} else {
+		sizes[0] = llc ? llc / 4 : MIB;
+		snprintf(basis, n, "the latency curve shows no cache end: %s",
+			 llc ? "a quarter of sysfs's last level" : "1 MiB");
+	}
+	sizes[0] = sizes[0] < 64 * 1024 ? 64 * 1024 : sizes[0];
+	by = end ? end : llc;
+	sizes[1] = by * 8 > 256 * MIB ? by * 8 : 256 * MIB;
+	sizes[1] = sizes[1] > 1024 * MIB ? 1024 * MIB : sizes[1];
+	if (end && llc && (llc > 2 * end || end > 2 * llc))
+		lat_bench_note("membw: sysfs describes a %llu KiB last-level cache, the latency "
+			       "curve on cpu %d shows the caches ending at %llu KiB: the working "
+			       "sets are sized by the curve", (unsigned long long)(llc >> 10),
+			       c->cpu, (unsigned long long)(end >> 10));
+}
+
 int lat_bench_membw(struct lat_bctx *c)
 {
-	static char method[2][2][NOPS][200];
-	__u64 llc = lat_bench_llc_bytes(), budget;
+	static char method[2][2][NOPS][240];
 	size_t sizes[2];
 	int single[1] = { c->cpu }, nall = c->ncpus > 0 ? c->ncpus : 1, err = 0;
-	char *src, *dst, name[40];
+	char *src, *dst, name[40], basis[120];
+	__u64 budget;
 
-	/* in the cache: a quarter of it (unknown: 1 MiB); far above it: 8x,
-	 * and at least 256 MiB */
-	sizes[0] = llc ? llc / 4 : MIB;
-	sizes[0] = sizes[0] < 64 * 1024 ? 64 * 1024 : sizes[0];
-	sizes[1] = llc * 8 > 256 * MIB ? llc * 8 : 256 * MIB;
-	/* bounded: two buffers of at most 1 GiB, whatever the cache */
-	sizes[1] = sizes[1] > 1024 * MIB ? 1024 * MIB : sizes[1];
+	size_sets(c, sizes, basis, sizeof(basis));
 	src = mmap(NULL, sizes[1], PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	dst = mmap(NULL, sizes[1], PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (src == MAP_FAILED || dst == MAP_FAILED) {
@@ -192,17 +222,23 @@ int lat_bench_membw(struct lat_bctx *c)
 				snprintf(name, sizeof(name), "mem_%s_%s%s", op_name[op],
 					 s ? "dram" : "cache", all ? "_all" : "");
 				snprintf(method[s][all][op], sizeof(method[s][all][op]),
-					 "%s over %zu KiB (%s the %llu KiB last-level cache), "
-					 "1 MiB blocks, %s",
+					 "%s over %zu KiB (%s), 1 MiB blocks, %s",
 					 op == OP_READ ? "64-bit loads" : op == OP_WRITE ? "memset" :
-					 "memcpy", sizes[s] >> 10, s ? "far above" : "a quarter of",
-					 (unsigned long long)(llc >> 10),
+					 "memcpy", sizes[s] >> 10, s ? "far above the cache: 8x its "
+					 "end, 256 MiB at least" : basis,
 					 all ? "a thread on every chosen core, each on its share" :
 					 "one thread");
 				r = lat_bres_new(c, name, method[s][all][op], 1);
 				if (!r) {
 					err = -ENOMEM;
 					break;
+				}
+				if (!s && !all && op == OP_READ) {
+					/* what sysfs says against what the curve shows */
+					r->check = "llc_bytes";
+					r->check_level = true;
+					r->expected = (__s64)lat_bench_llc_bytes();
+					r->observed = (__s64)lat_bench_cache_end(c->cpu);
 				}
 				err = phase(r, op, src, dst, sizes[s], all ? c->cpus : single,
 					    all ? nall : 1, budget);

@@ -8,129 +8,17 @@
  * the TLB reach: included here, as in lmbench).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include "bench/bench.h"
+#include "bench/benchmarks.h"
+#include "bench/cache.h"
+#include "bench/result.h"
 #include "core/hist.h"
 
-#define LINE 64
-#define MIN_LOG2 12	/* 4 KiB */
-#define MAX_LOG2 28	/* 256 MiB */
-#define NSIZES (MAX_LOG2 - MIN_LOG2 + 1)
+#define MIN_LOG2 LAT_CHASE_MIN_LOG2
+#define NSIZES LAT_CHASE_SIZES
 #define LOADS 1024	/* dependent loads per timed region */
-
-static __u64 xorshift(__u64 *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
-/* Sattolo's shuffle: a uniformly random permutation with exactly one cycle */
-void lat_perm_cycle(__u32 *next, __u32 n, __u64 *seed)
-{
-	__u32 i, j, t;
-
-	for (i = 0; i < n; i++)
-		next[i] = i;
-	for (i = n - 1; i > 0 && n > 1; i--) {
-		j = (__u32)(xorshift(seed) % i);	/* j < i: no fixed points */
-		t = next[i];
-		next[i] = next[j];
-		next[j] = t;
-	}
-}
-
-int lat_plateaus(const double *lat, int n, double step, int *levels)
-{
-	int k = 0;
-	double base;
-
-	if (n <= 0)
-		return 0;
-	base = lat[0];
-	levels[0] = 0;
-	for (int i = 1; i < n; i++) {
-		if (lat[i] > base * step) {
-			k++;
-			base = lat[i];
-		}
-		levels[i] = k;
-	}
-	return k + 1;
-}
-
-static void *volatile chase_sink;	/* the pointer itself volatile: keeps the loads */
-
-static void *chase(void *p, int n)
-{
-	void **q = p;
-
-	for (int i = 0; i < n; i += 8) {
-		q = *q; q = *q; q = *q; q = *q;
-		q = *q; q = *q; q = *q; q = *q;
-	}
-	return q;
-}
-
-static void cache_sizes(char *buf, size_t len)
-{
-	char path[96], lvl[16], type[32], size[32];
-	size_t o = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i < 8; i++) {
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
-		if (!(f = fopen(path, "r")))
-			break;
-		if (fscanf(f, "%15s", lvl) != 1)
-			lvl[0] = '\0';
-		fclose(f);
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
-		if ((f = fopen(path, "r"))) {
-			if (fscanf(f, "%31s", type) != 1)
-				type[0] = '\0';
-			fclose(f);
-		}
-		if (!strcmp(type, "Instruction"))
-			continue;
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-		if ((f = fopen(path, "r"))) {
-			if (fscanf(f, "%31s", size) != 1)
-				size[0] = '\0';
-			fclose(f);
-		}
-		o += snprintf(buf + o, len - o, "%sL%s %s", o ? ", " : "", lvl, size);
-		if (o >= len)
-			break;
-	}
-}
-
-/* The largest cache cpu0 reports (the last level), or 0: membw.c sizes
- * its working sets by it */
-__u64 lat_bench_llc_bytes(void)
-{
-	char path[80], buf[32], *end;
-	__u64 best = 0, v;
-	FILE *f;
-
-	for (int i = 0; i < 16; i++) {
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-		if (!(f = fopen(path, "re")))
-			break;
-		if (fgets(buf, sizeof(buf), f)) {
-			v = strtoull(buf, &end, 10);
-			v <<= *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
-			best = v > best ? v : best;
-		}
-		fclose(f);
-	}
-	return best;
-}
 
 static void size_name(char *b, size_t n, __u64 bytes)
 {
@@ -142,25 +30,19 @@ static void size_name(char *b, size_t n, __u64 bytes)
 
 int lat_bench_memlat(struct lat_bctx *c)
 {
-	size_t max = 1ULL << MAX_LOG2;
-	__u32 *next = malloc((max / LINE) * sizeof(*next));
-	__u64 seed = 0x9e3779b97f4a7c15ULL, a;
+	struct lat_chase ch;
 	struct lat_bres *r[NSIZES];
 	double lat[NSIZES];
 	int levels[NSIZES], np, k;
-	char *buf, name[40], caches[160], b0[16], b1[16];
+	char name[40], caches[160], b0[16], b1[16];
+	__u64 a;
 
 	lat_bench_pin(c->cpu);
-	buf = mmap(NULL, max, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (!next || buf == MAP_FAILED) {
-		free(next);
+	if (lat_chase_open(&ch))
 		return -ENOMEM;
-	}
-	madvise(buf, max, MADV_NOHUGEPAGE);
 	for (k = 0; k < NSIZES; k++) {
 		__u64 bytes = 1ULL << (MIN_LOG2 + k);
-		__u32 n = (__u32)(bytes / LINE), i;
-		void *p = buf;
+		void *p;
 
 		size_name(b0, sizeof(b0), bytes);
 		snprintf(name, sizeof(name), "memlat_%s", b0);
@@ -168,27 +50,22 @@ int lat_bench_memlat(struct lat_bctx *c)
 				    "64-byte lines, 4 KiB pages; per load", LOADS);
 		if (!r[k])
 			break;
-		lat_perm_cycle(next, n, &seed);
-		for (i = 0; i < n; i++)
-			*(void **)(buf + (size_t)i * LINE) = buf + (size_t)next[i] * LINE;
-		p = chase(p, n < (1U << 20) ? ((n + 7) & ~7U) : 1U << 20);	/* warm up */
-		c->deadline = lat_mono_ns() + c->budget_ns / NSIZES;	/* after the set-up */
+		p = lat_chase_set(&ch, bytes);
+		c->deadline = lat_now_ns() + c->budget_ns / NSIZES;	/* after the set-up */
 		for (__u64 s = 0; !lat_bench_over(c, s, 100000); s++) {
 			a = lat_tick_begin();
-			p = chase(p, LOADS);
+			p = lat_chase(p, LOADS);
 			lat_bres_add(r[k], lat_tick_end() - a);
 		}
-		chase_sink = p;
 		lat[k] = (double)lat_hist_percentile(&r[k]->ticks, 50) * 1e9 / lat_bclock.hz;
 	}
-	munmap(buf, max);
-	free(next);
+	lat_chase_close(&ch);
 	if (k < NSIZES)
 		return -ENOMEM;
 
 	/* the levels a reader compares with the caches sysfs lists */
 	np = lat_plateaus(lat, NSIZES, 1.4, levels);
-	cache_sizes(caches, sizeof(caches));
+	lat_bench_cache_sizes(caches, sizeof(caches));
 	lat_bench_note("memlat: %d levels (neighbours within 40%% of the level's first; "
 		       "cpu0 caches: %s):", np, caches[0] ? caches : "unknown");
 	for (int l = 0, i = 0; l < np; l++) {
@@ -201,5 +78,12 @@ int lat_bench_memlat(struct lat_bctx *c)
 		lat_bench_note("  %6s .. %-6s %7.1f .. %.1f ns per load", b0, b1, lat[i], lat[j]);
 		i = j + 1;
 	}
+	k = lat_cache_end(lat, NSIZES);
+	if (k >= 0 && k < NSIZES - 1)
+		size_name(b0, sizeof(b0), 1ULL << (MIN_LOG2 + k));
+	lat_bench_note("memlat: by this curve the caches end at %s (the last working set "
+		       "faster than a third of 256m's); sysfs's largest cache: %llu KiB", k >= 0 &&
+		       k < NSIZES - 1 ? b0 : "no size (no step)",
+		       (unsigned long long)(lat_bench_llc_bytes() >> 10));
 	return 0;
 }

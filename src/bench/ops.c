@@ -8,7 +8,8 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "bench/bench.h"
+#include "bench/benchmarks.h"
+#include "bench/result.h"
 
 /* Short enough that one timing would be mostly the timer: batched. */
 #define SYSCALL_BATCH 16

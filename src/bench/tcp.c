@@ -11,11 +11,13 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include "bench/bench.h"
+#include "bench/benchmarks.h"
+#include "bench/result.h"
 
 enum srv_mode { SRV_CLOSE, SRV_ECHO, SRV_SINK };
 
@@ -221,7 +223,7 @@ int lat_bench_tcp_bw(struct lat_bctx *c)
 		ssize_t n;
 
 		if (i == 16)
-			t0 = lat_mono_ns();
+			t0 = lat_now_ns();
 		a = lat_tick_begin();
 		while (done < BW_BLOCK) {
 			n = write(fd, buf, BW_BLOCK - done < BW_CHUNK ? BW_BLOCK - done : BW_CHUNK);
@@ -236,8 +238,8 @@ int lat_bench_tcp_bw(struct lat_bctx *c)
 			bytes += BW_BLOCK;
 		}
 	}
-	if (t0 && lat_mono_ns() > t0)
-		r->total_mb_s = (double)bytes * 1000.0 / (double)(lat_mono_ns() - t0);
+	if (t0 && lat_now_ns() > t0)
+		r->total_mb_s = (double)bytes * 1000.0 / (double)(lat_now_ns() - t0);
 out:
 	if (fd >= 0)
 		close(fd);

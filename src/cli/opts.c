@@ -38,7 +38,7 @@ void lat_usage(FILE *f)
 "Usage: latbpf [OPTIONS] [-- COMMAND [ARG...]]\n"
 "       latbpf bench [NAME...] [--duration DUR] [--runs N] [--cpu LIST]\n"
 "                    [--json FILE|-] [--hlog FILE] [--list] (latbpf bench --help)\n"
-"       latbpf bench compare A.json B.json\n"
+"       latbpf bench compare [--force] A.json B.json\n"
 "       latbpf report FILE.json [--html OUT.html]   a saved --json run again\n"
 "       latbpf --version | --help\n"
 "\n"

@@ -42,11 +42,15 @@ static bool field_of(const char *line, const char *key, size_t klen, char *buf, 
 	const char *v = line + klen;
 	size_t n;
 
-	if (strncmp(line, key, klen))
+	if (strncmp(line, key, klen) || (*v != ' ' && *v != '\t' && *v != ':'))
 		return false;
 	while (*v == ' ' || *v == '\t')
 		v++;
-	if (*v++ != ':')
+	/* "key: value", or /proc/vmstat's "key value" (a line with no ':', so
+	 * that "model" is not "model name\t: ...") */
+	if (*v == ':')
+		v++;
+	else if (strchr(v, ':'))
 		return false;
 	while (*v == ' ' || *v == '\t')
 		v++;

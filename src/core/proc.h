@@ -12,8 +12,8 @@ bool lat_read_line(const char *path, char *buf, size_t len);
 bool lat_has_word(const char *list, const char *word);
 
 /* The value of the first "key: value" line of a /proc file (status, io,
- * fdinfo; cpuinfo's "key\t: value"), without the blanks around it: false,
- * and "", when the file or the key is not there */
+ * fdinfo; cpuinfo's "key\t: value"; vmstat's "key value"), without the
+ * blanks around it: false, and "", when the file or the key is not there */
 bool lat_proc_field(const char *path, const char *key, char *buf, size_t len);
 /* the same, its leading number ("1024 kB": 1024) */
 bool lat_proc_u64(const char *path, const char *key, unsigned long long *v);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include "core/saved.h"
 #include "core/escape.h"
+#include "core/jsonfile.h"
 #include "core/snap.h"
 
 struct rebuild {
@@ -348,11 +349,9 @@ static const char *not_a_record(json_t *o)
 
 static int refuse(const char *path, size_t line, const char *why)
 {
-	char q[LAT_ARG_MAX];
+	struct lat_jsonfile j = { .prog = "latbpf report", .path = path };
 
-	fprintf(stderr, "latbpf report: %s:%zu: %s\n", lat_term_arg(q, sizeof(q), path),
-		line, why);
-	return -EINVAL;
+	return lat_jsonfile_refuse(&j, line, why);
 }
 
 static int keep_record(struct lat_saved_run *r, json_t *o)
@@ -374,51 +373,35 @@ static int keep_record(struct lat_saved_run *r, json_t *o)
 /* Every line one record, the last the final one, each line whole */
 static int load(struct lat_saved_run *r)
 {
-	FILE *f = fopen(r->path, "re");
-	size_t cap = 0, line = 0;
-	char *buf = NULL, why[200];
-	ssize_t n;
-	int err = 0;
+	struct lat_jsonfile j;
+	const char *bad;
+	json_t *o;
+	int err = lat_jsonfile_open(&j, "latbpf report", r->path, "run");
 
-	if (!f)
-		return refuse(r->path, 0, strerror(errno));
-	while (!err && (n = getline(&buf, &cap, f)) > 0) {
-		json_error_t je;
-		const char *bad;
-		json_t *o;
-
-		line++;
+	while (!err && (err = lat_jsonfile_line(&j)) > 0) {
+		err = 0;
 		if (r->final) {
-			err = refuse(r->path, line, "a record after the final one");
+			err = lat_jsonfile_refuse(&j, j.line, "a record after the final one");
 			break;
 		}
-		if (buf[n - 1] != '\n') {
-			err = refuse(r->path, line, "cut short (no newline at its end): a truncated run");
-			break;
-		}
-		o = json_loadb(buf, (size_t)n, JSON_REJECT_DUPLICATES, &je);
-		if (!o) {
-			snprintf(why, sizeof(why), "not JSON (column %d: %s)", je.column, je.text);
-			err = refuse(r->path, line, why);
+		if (lat_jsonfile_record(&j, &o) < 0) {
+			err = -EINVAL;
 			break;
 		}
 		if ((bad = not_a_record(o))) {
 			json_decref(o);
-			err = refuse(r->path, line, bad);
+			err = lat_jsonfile_refuse(&j, j.line, bad);
 			break;
 		}
 		if (keep_record(r, o)) {
 			json_decref(o);
-			err = refuse(r->path, line, "out of memory");
+			err = lat_jsonfile_refuse(&j, j.line, "out of memory");
 		}
 	}
-	if (!err && ferror(f))
-		err = refuse(r->path, line + 1, strerror(errno ? errno : EIO));
-	else if (!err && !r->final)
-		err = refuse(r->path, line, line ? "no final record: a truncated run" :
-						   "empty: no record");
-	free(buf);
-	fclose(f);
+	if (!err && !r->final)
+		err = lat_jsonfile_refuse(&j, j.line, j.line ? "no final record: a truncated run" :
+							      "empty: no record");
+	lat_jsonfile_close(&j);
 	return err;
 }
 

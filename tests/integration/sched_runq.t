@@ -81,10 +81,9 @@ read -r tlo _ <<<"$(runqlat_rank "$T/hogs.rq" $((c - 3 - d)))"
 read -r _ thi <<<"$(runqlat_rank "$T/hogs.rq" $((c + 3 + d)))"
 check "hogs: p99.9 ($hogs_p999 ns) within one log2 bucket of runqlat's ranks $((c - 3 - d))..$((c + 3 + d)) of $hogs_rq [$tlo, $thi)" \
 	between "$hogs_p999" "$((tlo / 2))" "$((thi * 2))"
-# EEVDF (6.6+) lets the sleeper wait out a hog's slice now and then; the
-# older CFS places a sleeper far enough back that it preempts at once, and
-# its tail is the machine's speed
-timing check "hogs: p99.9 ($hogs_p999 ns) reaches a scheduler slice (>= 1 ms)" \
-	num_le 1000000 "$hogs_p999"
-timing check "hogs stopped: p99.9 falls ($idle_p999 < $hogs_p999)" num_le "$idle_p999" "$hogs_p999"
+# How long the tail is with and without the hogs is the scheduler's and
+# the machine's doing (EEVDF, 6.6+, lets the sleeper wait out a hog's slice
+# now and then; the older CFS places a sleeper far enough back that it
+# preempts at once): reported, and judged only against runqlat's above
+diag "tail: p99.9 with hogs $hogs_p999 ns, idle $idle_p999 ns"
 done_testing

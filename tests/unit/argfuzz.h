@@ -368,6 +368,8 @@ static const struct af_opt af_bench_opts[] = {
 	{ "json", 'j', af_v_path, 1 }, { "list", 'l', NULL, 0 }, { "help", 'h', NULL, 0 },
 	{ "runs", 'r', af_v_runs, 0 }, { "hlog", 'H', af_v_path, 0 },
 	{ "quick", 'q', NULL, 0 },
+	/* bench compare's, in bench --help too: bench itself refuses it */
+	{ "force", 0, NULL, 0 },
 };
 
 /* One option, in one of the ways getopt_long reads it (and some it does not) */

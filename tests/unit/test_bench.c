@@ -2,11 +2,22 @@
 /* latbpf bench's arithmetic: coordinated-omission correction against
  * HdrHistogram's recordValueWithExpectedInterval on hand-computed cases,
  * the pointer-chase permutation, per-operation amortisation, plateaus, the
- * median across runs. */
+ * median across runs; and its report from fixed results, runs merged,
+ * published, written as JSON and as the table, against golden files. */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include "bench/bench.h"
+#include "bench/cache.h"
+#include "bench/env.h"
+#include "bench/options.h"
+#include "bench/publish.h"
+#include "bench/rand.h"
+#include "bench/result.h"
+#include "bench/runs.h"
 #include "core/hist.h"
+#include "core/snap.h"
+#include "golden.h"
+#include "output/json.h"
 #include "tap.h"
 
 static struct lat_hist h;
@@ -127,6 +138,18 @@ static void test_plateaus(void)
 	   "plateaus of a cache curve: L1, L2, a step, L3, DRAM (%d)", n);
 	ok(lat_plateaus(curve, 1, 1.4, lv) == 1 && lv[0] == 0, "one point, one plateau");
 	ok(lat_plateaus(curve, 0, 1.4, lv) == 0, "no points, no plateau");
+	/* where the caches end: before the first point slower than a third of
+	 * the last (135 / 3 = 45: the 100 ns point, index 11) */
+	ok(lat_cache_end(curve, 14) == 10, "the caches end at the last point before memory "
+	   "(%d)", lat_cache_end(curve, 14));
+	{
+		const double flat[] = { 90, 95, 100 }, dip[] = { 1, 1, 50, 10, 150 };
+
+		ok(lat_cache_end(flat, 3) == -1, "a flat curve shows no cache");
+		ok(lat_cache_end(dip, 5) == 3, "a third exactly is still the cache; the first "
+		   "point past it ends the search");
+		ok(lat_cache_end(flat, 0) == -1, "no points, no end");
+	}
 }
 
 /* --runs: the median across runs, whatever order they came in */
@@ -144,6 +167,154 @@ static void test_median(void)
 	ok(lat_bench_median(big, 3) == (double)(~0ULL - 2), "no overflow near 2^64");
 }
 
+/* A bench report from fixed results: 3 runs of five results (an
+ * operation, a bandwidth, a failed check with a hostile note, a level with
+ * no samples, a meter stalled 2 % of the time) merged, quarantined, published,
+ * written as JSON and as the table; then run 0 alone (no spread rows). */
+static void fill_run(struct lat_bctx *c, int run)
+{
+	struct lat_bres *r;
+
+	r = lat_bres_new(c, "syscall_getppid", "syscall(SYS_getppid), not cached by libc", 16);
+	for (int i = 0; i < 2000; i++)
+		lat_bres_add_ticks(r, 300 + (__u64)((i * 37 + run * 11) % 700));
+	r = lat_bres_new(c, "mem_copy_dram", "memcpy over 262144 KiB, 1 MiB blocks", 1);
+	for (int i = 0; i < 300; i++)
+		lat_bres_add_block(r, 250000 + (__u64)(i * 97 % 20000) + run * 1000, 1 << 20);
+	r->total_mb_s = 8700 + run * 100;
+	r = lat_bres_new(c, "fault_major", "first read of each page, one fault per timing", 1);
+	for (int i = 0; i < 50 + run; i++)
+		lat_bres_add_ns(r, 70000 + (__u64)(i * 1013 % 30000));
+	r->check = "ru_majflt";
+	r->expected = 8192;
+	r->observed = 8000 - run;
+	r->failed = run == 1;
+	if (run == 1)
+		snprintf(r->note, sizeof(r->note), "the kernel served %s", "\x1b[2Jfewer faults");
+	r = lat_bres_new(c, "fs_cache_4m", "read every 64 KiB block", 1);
+	r->check = "page_cache_bytes";
+	r->check_level = true;
+	r->expected = 134217728;
+	r->observed = run == 2 ? 134217728 : 67108864;
+	r = lat_bres_new(c, "hiccup_raw", "hiccup meter, RAW", 1);
+	for (int i = 0; i < 5000; i++)
+		lat_bres_add_ns(r, 50000 + (__u64)(i % 97) * 100 + (i % 50 == 0 ? 5000000 : 0));
+}
+
+static void fixed_clock(void)
+{
+	memset(&lat_bclock, 0, sizeof(lat_bclock));
+	lat_bclock.source = "tsc";
+	lat_bclock.counter = lat_bclock.invariant = lat_bclock.cpuid_invariant = true;
+	snprintf(lat_bclock.flags, sizeof(lat_bclock.flags), "tsc rdtscp constant_tsc nonstop_tsc");
+	lat_bclock.hz = 2445428043.0;
+	lat_bclock.kernel_hz = 2445428000.0;
+	lat_bclock.spread_ppm = 0.123;
+	lat_bclock.windows = 5;
+	lat_bclock.window_ns = 60000000;
+	lat_bclock.skew_ns = -16;
+	lat_bclock.skew_err_ns = 85;
+	lat_bclock.skew_cpu = 1;
+	lat_bclock.overhead = 49;
+}
+
+static void fixed_env(struct lat_benv *e, const struct lat_bctx *c)
+{
+	static const struct { const char *name, *value, *affects, *why; } it[] = {
+		{ "governor", "none (no cpufreq: fixed or the host's)", "all", NULL },
+		{ "thp", "always", "mem", "transparent huge pages are 'always'" },
+		{ "smt", "1", NULL, NULL },
+		{ "others_cpu", "0.30 CPUs", "all", "other processes kept 0.30 CPUs busy" },
+	};
+
+	memset(e, 0, sizeof(*e));
+	e->c = c;
+	for (size_t i = 0; i < sizeof(it) / sizeof(it[0]); i++) {
+		struct lat_benv_item *x = &e->items[e->n++];
+
+		x->name = it[i].name;
+		snprintf(x->value, sizeof(x->value), "%s", it[i].value);
+		x->affects = it[i].affects;
+		x->warn = it[i].why != NULL;
+		if (it[i].why)
+			snprintf(x->why, sizeof(x->why), "%s", it[i].why);
+	}
+}
+
+/* JSON then text, of the merged runs (3) and of run 0 alone */
+static void bench_report(FILE *jf, FILE *tf)
+{
+	struct lat_bctx runs = { .cpu = 1 }, all = { .cpu = 1, .cpus = { 1 }, .ncpus = 1 };
+	struct lat_bctx one = { .cpu = 1 };
+	struct lat_benv env;
+
+	fixed_clock();
+	for (int run = 0; run < 3; run++)
+		fill_run(&runs, run);
+	fill_run(&one, 0);
+	lat_bench_merge_runs(&runs, 3, &all);
+	fixed_env(&env, &all);
+	lat_benv_jitter(&env, &all);	/* the meter's stalls: 2 % of 5 ms */
+	for (int i = 0; i < all.nres; i++)
+		lat_benv_quarantine(&env, all.res[i]->bench, strncmp(all.res[i]->name, "mem", 3) ?
+				    "cpu" : "mem", all.res[i]->quarantine,
+				    sizeof(all.res[i]->quarantine));
+	for (int pass = 0; pass < 2; pass++) {
+		struct lat_bctx *c = pass ? &one : &all;
+		struct lat_snap s = { 0 };
+
+		lat_snap_reset(&s);
+		lat_bench_publish_clock(&s, &lat_bclock);
+		lat_benv_publish(&env, &s);
+		lat_bench_publish_results(&s, c->res, c->nres);
+		lat_json_write(jf, &s);
+		lat_benv_text(&env, tf);
+		lat_bench_table(tf, &s.root);
+		lat_bench_methods(tf, lat_snap_find(&s.root, "results"));
+		lat_snap_free(&s);
+	}
+	lat_bench_free_results(&runs);
+	lat_bench_free_results(&all);
+	lat_bench_free_results(&one);
+}
+
+static void test_report(void)
+{
+	struct out o[2] = { { .name = "bench.json" }, { .name = "bench.txt" } };
+
+	for (int i = 0; i < 2; i++)
+		o[i].f = open_memstream(&o[i].buf, &o[i].len);
+	bench_report(o[0].f, o[1].f);
+	for (int i = 0; i < 2; i++) {
+		fclose(o[i].f);
+		judge(&o[i]);
+		free(o[i].buf);
+	}
+}
+
+/* --cpu keeps the order given: the first CPU runs the one-core benchmarks.
+ * The highest two CPUs this process may use, given high first. */
+static void test_cpus(void)
+{
+	struct lat_bench_opts b = { 0 };
+	char list[32], *argv[] = { "bench", "--cpu", list, NULL };
+	int hi = -1, lo = -1;
+	cpu_set_t allowed;
+
+	sched_getaffinity(0, sizeof(allowed), &allowed);
+	for (int k = 0; k < CPU_SETSIZE; k++)
+		if (CPU_ISSET(k, &allowed)) {
+			lo = hi;
+			hi = k;
+		}
+	if (lo < 0)
+		lo = hi;	/* one CPU: "N,N" */
+	snprintf(list, sizeof(list), "%d,%d", hi, lo);
+	ok(!lat_bench_opts_parse(3, argv, &b) && b.c.ncpus == 2 && b.c.cpus[0] == hi &&
+	   b.c.cpus[1] == lo && b.c.cpu == hi, "--cpu %s: in that order, one-core on %d",
+	   list, hi);
+}
+
 int main(void)
 {
 	test_co();
@@ -151,5 +322,7 @@ int main(void)
 	test_amortise();
 	test_plateaus();
 	test_median();
+	test_report();
+	test_cpus();
 	return done_testing();
 }

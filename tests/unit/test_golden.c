@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 #include "tap.h"
 #include "core/saved.h"
 #include "core/snap.h"
@@ -29,50 +28,7 @@
 #include "output/text.h"
 #include "version.h"	/* generated: LATBPF_VERSION, LATBPF_COMMIT */
 
-#define DIR "tests/golden/"
-
-struct out {
-	const char *name;
-	char *buf;
-	size_t len;
-	FILE *f;
-};
-
-/* a file, gzip'd or not (zlib reads both) */
-static char *slurp(const char *path, size_t *len)
-{
-	gzFile f = gzopen(path, "rb");
-	char *b = NULL;
-	size_t cap = 0;
-	int n;
-
-	*len = 0;
-	if (!f)
-		return NULL;
-	for (;;) {
-		if (*len + 65536 > cap) {
-			char *nb = realloc(b, cap = cap * 2 + 65536);
-
-			if (!nb)
-				break;
-			b = nb;
-		}
-		n = gzread(f, b + *len, (unsigned)(cap - *len));
-		if (n <= 0)
-			break;
-		*len += (size_t)n;
-	}
-	gzclose(f);
-	return b;
-}
-
-static bool spill(const char *path, const char *buf, size_t len, const char *mode)
-{
-	gzFile f = gzopen(path, mode);
-	bool ok = f && gzwrite(f, buf, (unsigned)len) == (int)len;
-
-	return f && !gzclose(f) && ok;
-}
+#include "golden.h"
 
 /* the build's commit, which the .hlog header names, as "COMMIT" */
 static void uncommit(struct out *o)
@@ -89,38 +45,6 @@ static void uncommit(struct out *o)
 		}
 	}
 	o->len = w;
-}
-
-/* equal to the golden file, or where they part (line, and both lines) */
-static void judge(const struct out *o)
-{
-	char path[256];
-	size_t glen, i, line = 1, at = 0;
-	char *g;
-
-	snprintf(path, sizeof(path), DIR "%s.gz", o->name);
-	if (getenv("GOLDEN_UPDATE")) {
-		ok(spill(path, o->buf, o->len, "wb9"), "%s written anew (%zu bytes)", o->name,
-		   o->len);
-		return;
-	}
-	g = slurp(path, &glen);
-	for (i = 0; g && i < o->len && i < glen && o->buf[i] == g[i]; i++)
-		if (g[i] == '\n') {
-			line++;
-			at = i + 1;
-		}
-	if (g && i == o->len && i == glen) {
-		ok(1, "%s: byte-identical (%zu bytes)", o->name, o->len);
-	} else {
-		ok(0, "%s: differs from line %zu (%zu bytes, golden %zu)", o->name, line,
-		   o->len, glen);
-		if (g)
-			printf("# golden: %.*s\n# now:    %.*s\n",
-			       (int)strcspn(g + at, "\n"), g + at,
-			       (int)strcspn(o->buf + at, "\n"), o->buf + at);
-	}
-	free(g);
 }
 
 static void screen(FILE *f, const struct lat_snap *s, int cols, int rows, bool utf8)
