@@ -823,6 +823,12 @@ static const struct lat_sink_ops perfetto_ops = {
 	.free = perfetto_free,
 };
 
+/* --trace FILE (output/registry.c) */
+struct lat_sink *lat_trace_output(const char *path, struct lat_sink_env *env)
+{
+	return lat_perfetto_sink_new(path, env->flight);
+}
+
 struct lat_sink *lat_perfetto_sink_new(const char *path, struct lat_flight *fl)
 {
 	struct perfetto_sink *p;
