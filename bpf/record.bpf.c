@@ -98,30 +98,26 @@ struct task_struct___pc {
 	struct thread_info___pc thread_info;
 	int softirq_disable_cnt;
 } __attribute__((preserve_access_index));
-struct cfs_rq___fg {
-	struct rq *rq;
-} __attribute__((preserve_access_index));
 extern bool CONFIG_PREEMPT_RT __kconfig __weak;
 
-static __always_inline __u8 rec_ctx(void)
+/* cur: the current task, a BTF pointer (btf) or not */
+static __always_inline __u8 rec_ctx(struct task_struct *cur, bool btf)
 {
-	struct task_struct___pc *t = (void *)bpf_get_current_task();
-	struct cfs_rq___fg *cfs;
+	struct task_struct___pc *t = (void *)cur;
 	int pc = 0, soft;
-	__u64 rq;
+	__u64 rq = 0;
 
 	if (bpf_core_field_exists(t->thread_info.preempt_count)) {
-		pc = BPF_CORE_READ(t, thread_info.preempt_count);
-	} else if (pc_from_rq && bpf_core_field_exists(((struct cfs_rq___fg *)0)->rq)) {
+		pc = btf ? t->thread_info.preempt_count : BPF_CORE_READ(t, thread_info.preempt_count);
+	} else if (pc_from_rq && bpf_core_field_exists(((struct cfs_rq *)0)->rq)) {
 		/* every task's cfs_rq is its CPU's, the idle task's too */
-		cfs = (void *)BPF_CORE_READ((struct task_struct *)t, se.cfs_rq);
-		rq = (__u64)BPF_CORE_READ(cfs, rq);
+		rq = btf ? (__u64)cur->se.cfs_rq->rq : (__u64)BPF_CORE_READ(cur, se.cfs_rq, rq);
 		if (rq)
 			bpf_probe_read_kernel(&pc, sizeof(pc), (void *)(rq + pc_from_rq));
 	}
 	soft = pc;
 	if (CONFIG_PREEMPT_RT && bpf_core_field_exists(t->softirq_disable_cnt))
-		soft = BPF_CORE_READ(t, softirq_disable_cnt);
+		soft = btf ? t->softirq_disable_cnt : BPF_CORE_READ(t, softirq_disable_cnt);
 	if (pc & 0x00f00000)
 		return LAT_REC_F_NMI;
 	if (pc & 0x000f0000)
@@ -207,6 +203,7 @@ static __always_inline int on_waking(struct task_struct *p, bool btf)
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u32 tcpu = btf ? lat_task_cpu_btf(p) : lat_task_cpu(p);
 	struct lat_rec_waking *e;
+	struct task_struct *cur;
 	__u64 id;
 	bool t;
 
@@ -216,16 +213,26 @@ static __always_inline int on_waking(struct task_struct *p, bool btf)
 	e = rec_reserve(sizeof(*e), cpu);
 	if (!e)
 		return 0;
-	id = bpf_get_current_pid_tgid();
-	rec_head(&e->h, (__u32)id, cpu, LAT_REC_WAKING, (t ? LAT_REC_F_PREV : 0) | rec_ctx());
-	e->tgid = (__u32)(id >> 32);
+	/* the waker: through its BTF pointer, plain loads, no helper call */
+	cur = btf ? bpf_get_current_task_btf() : (struct task_struct *)bpf_get_current_task();
+	if (btf) {
+		rec_head(&e->h, cur->pid, cpu, LAT_REC_WAKING,
+			 (t ? LAT_REC_F_PREV : 0) | rec_ctx(cur, true));
+		e->tgid = cur->tgid;
+		__builtin_memcpy(e->cur_comm, cur->comm, sizeof(e->cur_comm));
+	} else {
+		id = bpf_get_current_pid_tgid();
+		rec_head(&e->h, (__u32)id, cpu, LAT_REC_WAKING,
+			 (t ? LAT_REC_F_PREV : 0) | rec_ctx(cur, false));
+		e->tgid = (__u32)(id >> 32);
+		bpf_get_current_comm(e->cur_comm, sizeof(e->cur_comm));
+	}
 	e->wpid = TREAD(btf, p, pid);
 	e->wtgid = TREAD(btf, p, tgid);
 	e->target_cpu = (__u16)tcpu;
 	e->prio = (__u8)TREAD(btf, p, prio);
 	e->_pad = 0;
 	copy_comm(e->comm, p, btf);
-	bpf_get_current_comm(e->cur_comm, sizeof(e->cur_comm));
 	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 	return 0;
 }
