@@ -297,7 +297,7 @@ static int record_poll(void *priv)
 
 static void pub_parts(struct lat_snap *s, const struct lat_breakdown *bd)
 {
-	lat_pub_list(s, "parts", "what had the CPU");
+	lat_pub_flags(lat_pub_list(s, "parts", "what had the CPU"), LAT_F_BRIEF);
 	lat_pub_rank(s, "ns", LAT_BD_PARTS + 1, 3);
 	for (int i = 0; i < bd->nparts; i++) {
 		const struct lat_part *p = &bd->part[i];
@@ -332,12 +332,11 @@ static void pub_incident(struct lat_snap *s, const struct lat_flight *fl,
 		d->waker_flags & LAT_REC_F_HARDIRQ ? 1 : 0;
 
 	lat_pub_flags(lat_pub_num(s, "incident", in->n), LAT_F_BRIEF);
-	lat_pub_flags(lat_pub_str(s, "trigger", in->trig >= 0 ? fl->o.trig[in->trig].text : "exit"),
-		      LAT_F_BRIEF);
+	lat_pub_str(s, "trigger", in->trig >= 0 ? fl->o.trig[in->trig].text : "exit");
 	if (in->has_delay) {
 		lat_pub_flags(lat_pub_num(s, "cpu", d->h.cpu), LAT_F_BRIEF);
 		lat_pub_flags(lat_pub_strf(s, "comm", "%.16s", d->comm), LAT_F_BRIEF);
-		lat_pub_flags(lat_pub_str(s, "kind", lat_rec_delay_names[d->kind]), LAT_F_BRIEF);
+		lat_pub_str(s, "kind", lat_rec_delay_names[d->kind]);
 	} else {
 		lat_pub_null(s, "cpu");
 		lat_pub_null(s, "comm");
