@@ -119,6 +119,9 @@ detach() {
 	TRACER=
 }
 
+# cpu_ns PID: the CPU time of all its threads, in ns
+cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
+
 # measure WORKLOAD CONFIG: PAIRS pairs, then one bpf_stats run
 measure() {
 	local wl=$1 cfg=$2 k base with ratios="" ns="" cpu="" rss="" ticks el n=$PAIRS
@@ -132,13 +135,14 @@ measure() {
 		else
 			attach "$cfg"
 			el=$(date +%s%N)
-			# CPU time in ns (schedstat): ticks are too coarse for < 1%
-			ticks=$(awk '{ print $1 }' "/proc/$TRACER/schedstat" 2>/dev/null)
+			# CPU time in ns (schedstat): ticks are too coarse for < 1%;
+			# every thread's (--record drains in a thread of its own)
+			ticks=$(cpu_ns "$TRACER")
 			with=$(workload "$wl")
 			if { [ "$cfg" = all ] || [ "$cfg" = record ]; } && [ -r "/proc/$TRACER/stat" ]; then
 				# the loader's CPU time since it attached, per second
 				sleep 2	# at least two polls of the default 1 s interval
-				ticks=$(($(awk '{ print $1 }' "/proc/$TRACER/schedstat") - ticks))
+				ticks=$(($(cpu_ns "$TRACER") - ticks))
 				el=$((($(date +%s%N) - el) / 1000000))
 				cpu="$cpu $(awk -v ns="$ticks" -v ms="$el" \
 					'BEGIN { printf "%.3f", 100 * ns / 1e6 / (ms + 1) }')"
