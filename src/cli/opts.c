@@ -59,10 +59,11 @@ void lat_usage(FILE *f)
 "  -- COMMAND [ARG...]       start COMMAND after attaching; trace it and\n"
 "                            every process it starts; end when it exits\n"
 "What and how:\n"
-"      --probes LIST         families, comma-separated (default: all but\n"
-"                            record, which --record turns on):\n", f);
+"      --probes LIST         families, comma-separated, of\n", f);
 	fprintf(f, "                            %s\n", lat_family_list());
 	fputs(
+"                            (default: all but record, which --record\n"
+"                            turns on)\n"
 "  -i, --interval DUR        report interval (default 1s)\n"
 "  -d, --duration DUR        stop after DUR (default: until Ctrl-C, q, or\n"
 "                            the target exits)\n", f);
