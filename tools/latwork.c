@@ -19,7 +19,15 @@
  *       spins for DUR.
  *   latwork [common] burner --period DUR --burst DUR --for DUR [--fifo]
  *       every period (absolute schedule) spins burst; SCHED_FIFO 50 with
- *       --fifo. Prints "bursts=<n>".
+ *       --fifo. Prints "bursts=<n>" 1 ms after the last (its exit is not
+ *       part of a burst).
+ *   latwork [common] futex  --count N [--sleep DUR]
+ *       two threads (the second on the first's CPUs) take N turns each:
+ *       each spins DUR (default 1 ms), then hands the turn to the other
+ *       with FUTEX_WAKE and waits for it back with FUTEX_WAIT: each is
+ *       woken only by the other (when the other's wakeup preempted it, it
+ *       did not sleep). Prints "rounds=<n> tids=<first>,<second>
+ *       sleeps=<the first's voluntary switches>" (getrusage).
  *   latwork [common] tcp    --for DUR [--count N]
  *       a server and a client thread on 127.0.0.1 exchange 64-byte
  *       messages for DUR (or N round trips). Prints "roundtrips=<n>".
@@ -75,6 +83,7 @@
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
 #include <sys/syscall.h>
+#include <linux/futex.h>
 #include <sys/wait.h>
 #include <spawn.h>
 #include <time.h>
@@ -249,7 +258,57 @@ static int run_burner(void)
 		spin_until(now_ns() + burst_ns);
 		bursts++;
 	}
+	/* the exit on a run of its own, not at the end of the last burst */
+	ts.tv_sec = 0;
+	ts.tv_nsec = 1000000;
+	nanosleep(&ts, NULL);
 	printf("bursts=%lld\n", bursts);
+	return 0;
+}
+
+/* futex: whose turn it is, 0 the first thread's, 1 the second's */
+static int turn;
+
+static void futex(int op, int val)
+{
+	syscall(SYS_futex, &turn, op | FUTEX_PRIVATE_FLAG, val, NULL, NULL, 0);
+}
+
+/* takes n turns as `me`: wait for mine, spin, hand it over */
+static void turns(int me, long long n)
+{
+	for (long long i = 0; i < n; i++) {
+		while (__atomic_load_n(&turn, __ATOMIC_ACQUIRE) != me)
+			futex(FUTEX_WAIT, !me);
+		spin_until(now_ns() + sleep_ns);
+		__atomic_store_n(&turn, !me, __ATOMIC_RELEASE);
+		futex(FUTEX_WAKE, 1);
+	}
+}
+
+static pid_t second_tid;
+
+static void *second(void *arg)
+{
+	second_tid = (pid_t)syscall(SYS_gettid);
+	turns(1, count);
+	return NULL;
+}
+
+static int run_futex(void)
+{
+	struct rusage r0, r1;
+	pthread_t t;
+
+	getrusage(RUSAGE_THREAD, &r0);
+	if (pthread_create(&t, NULL, second, NULL))
+		return 1;
+	turns(0, count);
+	/* the last turn handed back: the second's last wait ends */
+	pthread_join(t, NULL);
+	getrusage(RUSAGE_THREAD, &r1);
+	printf("rounds=%lld tids=%d,%d sleeps=%ld\n", count, (int)syscall(SYS_gettid),
+	       (int)second_tid, r1.ru_nvcsw - r0.ru_nvcsw);
 	return 0;
 }
 
@@ -680,6 +739,8 @@ int main(int argc, char **argv)
 		spin_until(now_ns() + for_ns), rc = 0;
 	else if (!strcmp(mode, "burner"))
 		rc = run_burner();
+	else if (!strcmp(mode, "futex"))
+		rc = run_futex();
 	else if (!strcmp(mode, "tcp"))
 		rc = run_tcp();
 	else if (!strcmp(mode, "dio"))

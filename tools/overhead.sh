@@ -99,6 +99,9 @@ attach() {
 	sched) "$B/latbpf" --probes sched --no-tui >/dev/null 2>"$log" & ;;
 	sched+hiccup) "$B/latbpf" --probes sched,hiccup --no-tui >/dev/null 2>"$log" & ;;
 	all) "$B/latbpf" --no-tui >/dev/null 2>"$log" & ;;
+	# the flight recorder beside sched and hiccup, system-wide: every CPU
+	# recorded, every switch a record (its cost is this less sched+hiccup)
+	record) "$B/latbpf" --probes sched,hiccup --record --no-tui >/dev/null 2>"$log" & ;;
 	pid-idle) "$B/latbpf" --pid "$IDLE_PID" --no-tui >/dev/null 2>"$log" & ;;
 	pids1000-idle) "$B/latbpf" --pid "$IDLE_LIST" --no-tui >/dev/null 2>"$log" & ;;
 	cgroup-idle) "$B/latbpf" --cgroup "$CG" --no-tui >/dev/null 2>"$log" & ;;
@@ -116,6 +119,9 @@ detach() {
 	TRACER=
 }
 
+# cpu_ns PID: the CPU time of all its threads, in ns
+cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
+
 # measure WORKLOAD CONFIG: PAIRS pairs, then one bpf_stats run
 measure() {
 	local wl=$1 cfg=$2 k base with ratios="" ns="" cpu="" rss="" ticks el n=$PAIRS
@@ -129,13 +135,14 @@ measure() {
 		else
 			attach "$cfg"
 			el=$(date +%s%N)
-			# CPU time in ns (schedstat): ticks are too coarse for < 1%
-			ticks=$(awk '{ print $1 }' "/proc/$TRACER/schedstat" 2>/dev/null)
+			# CPU time in ns (schedstat): ticks are too coarse for < 1%;
+			# every thread's (--record drains in a thread of its own)
+			ticks=$(cpu_ns "$TRACER")
 			with=$(workload "$wl")
-			if [ "$cfg" = all ] && [ -r "/proc/$TRACER/stat" ]; then
+			if { [ "$cfg" = all ] || [ "$cfg" = record ]; } && [ -r "/proc/$TRACER/stat" ]; then
 				# the loader's CPU time since it attached, per second
 				sleep 2	# at least two polls of the default 1 s interval
-				ticks=$(($(awk '{ print $1 }' "/proc/$TRACER/schedstat") - ticks))
+				ticks=$(($(cpu_ns "$TRACER") - ticks))
 				el=$((($(date +%s%N) - el) / 1000000))
 				cpu="$cpu $(awk -v ns="$ticks" -v ms="$el" \
 					'BEGIN { printf "%.3f", 100 * ns / 1e6 / (ms + 1) }')"
@@ -163,11 +170,11 @@ measure() {
 }
 
 echo "latbpf overhead: $PAIRS pairs each ($PINNED_PAIRS for pipe-pinned), $(nproc) CPUs, $(uname -r), $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
-for cfg in floor floor+clock runqlat sched sched+hiccup all pid-workload pid-idle pids1000-idle cgroup-idle; do
+for cfg in floor floor+clock runqlat sched sched+hiccup record all pid-workload pid-idle pids1000-idle cgroup-idle; do
 	measure pipe-pinned $cfg
 done
 for cfg in floor runqlat all pid-idle; do measure pipe $cfg; done
-for cfg in floor runqlat all; do measure hackbench $cfg; done
+for cfg in floor runqlat all record; do measure hackbench $cfg; done
 for cfg in biolatency-Q all; do measure fio $cfg; done
 
 # What each building block of a handler costs here: one program per block on
@@ -214,6 +221,9 @@ echo "  (clock: bpf_ktime_get_ns; tstore: task-storage lookup; hash: hash lookup
 echo "   hist: one histogram record; strread: bpf_probe_read_kernel_str of a name)"
 echo
 echo "loader (all families, system-wide): $(get '.results[] | select(.workload == "pipe-pinned" and .config == "all") | "\(.loader_cpu_pct)% of a CPU, peak RSS \(.loader_peak_rss_kib) KiB, attached in \(.attach_ms) ms"')"
+echo "loader (--record beside sched,hiccup, system-wide): $(get '.results[] | select(.workload == "pipe-pinned" and .config == "record") | "\(.loader_cpu_pct)% of a CPU, peak RSS \(.loader_peak_rss_kib) KiB, attached in \(.attach_ms) ms"')"
+rec=$(get '.results[] | select(.workload == "pipe-pinned" and .config == "record")')
+echo "  record's programs, ns/event: $(jq -r '.ns_per_event | to_entries | map(select(.key | startswith("rec_")) | "\(.key)=\(.value)") | join(" ")' <<<"$rec")"
 echo "runqlat attached in $(get '.results[] | select(.workload == "pipe-pinned" and .config == "runqlat") | .attach_ms') ms"
 echo
 verdict() { # DESCRIPTION CONDITION(awk on the numbers); a missing number misses

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli/opts.h"
+#include "cli/record_opts.h"
 #include "core/cpulist.h"
 #include "core/escape.h"
 #include "core/parse.h"
@@ -58,9 +59,11 @@ void lat_usage(FILE *f)
 "  -- COMMAND [ARG...]       start COMMAND after attaching; trace it and\n"
 "                            every process it starts; end when it exits\n"
 "What and how:\n"
-"      --probes LIST         families, comma-separated (default: all):\n", f);
+"      --probes LIST         families, comma-separated, of\n", f);
 	fprintf(f, "                            %s\n", lat_family_list());
 	fputs(
+"                            (default: all but record, which --record\n"
+"                            turns on)\n"
 "  -i, --interval DUR        report interval (default 1s)\n"
 "  -d, --duration DUR        stop after DUR (default: until Ctrl-C, q, or\n"
 "                            the target exits)\n", f);
@@ -68,6 +71,17 @@ void lat_usage(FILE *f)
 		for (fo = lat_modules[i]->options; fo && fo->name; fo++)
 			usage_opt(f, fo->name, fo->arg, fo->help);
 	fputs(
+"Flight recorder (off by default; --trace saves it):\n"
+"      --record [DUR]        keep the last DUR (default 10s) of the scheduling\n"
+"                            events of the CPUs the target runs on or is\n"
+"                            pinned to, and --cpus; at most 4 MiB of them per\n"
+"                            CPU in memory (beyond: the oldest go, counted\n"
+"                            as drops)\n"
+"      --trigger EXPR        save a window around each incident: hiccup>DUR,\n"
+"                            runq>DUR, runq.p99>DUR (an interval's\n"
+"                            percentile), SIGUSR2; then ,before=DUR (2s),\n"
+"                            after=DUR (500ms), every=DUR (1s), max=N (10);\n"
+"                            repeatable; implies --record\n"
 "Output (any together):\n", f);
 	for (int i = 0; lat_outputs[i].option; i++)
 		usage_opt(f, lat_outputs[i].option, lat_outputs[i].arg, lat_outputs[i].help);
@@ -108,7 +122,7 @@ void lat_opts_free(struct lat_opts *o)
 
 
 enum { OPT_PROBES = 256, OPT_NO_TUI, OPT_BASELINE, OPT_BPF_STATS, OPT_PRIORITY,
-       OPT_CGROUP, OPT_CHILDREN, OPT_CPUS, OPT_WEB_CONFIG,
+       OPT_CGROUP, OPT_CHILDREN, OPT_CPUS, OPT_WEB_CONFIG, OPT_RECORD, OPT_TRIGGER,
        OPT_OUTPUT = 512 /* + index into lat_outputs */,
        OPT_FAMILY = 1024 /* + index into the family options */ };
 
@@ -156,6 +170,8 @@ static const struct option common[] = {
 	{ "bpf-stats", no_argument, 0, OPT_BPF_STATS },
 	{ "priority", required_argument, 0, OPT_PRIORITY },
 	{ "web-config", required_argument, 0, OPT_WEB_CONFIG },
+	{ "record", optional_argument, 0, OPT_RECORD },
+	{ "trigger", required_argument, 0, OPT_TRIGGER },
 	{ "verbose", no_argument, 0, 'v' },
 	{ "version", no_argument, 0, 'V' },
 	{ "help", no_argument, 0, 'h' },
@@ -266,6 +282,10 @@ static int take(const struct optset *s, struct lat_opts *o, int c, const char *a
 	case OPT_WEB_CONFIG:
 		o->web_config = arg;
 		return 0;
+	case OPT_RECORD:
+		return lat_record_opt(&o->rec, arg);
+	case OPT_TRIGGER:
+		return lat_trigger_opt(&o->rec, arg);
 	case 'v': o->verbose = true; return 0;
 	case 'V': o->version = true; return 0;
 	case 'h': o->help = true; return 0;
@@ -291,10 +311,42 @@ static bool web_served(const struct lat_opts *o)
 	return false;
 }
 
+/* the output an option turns on, by its name: its argument, or NULL */
+static const char *output_arg(const struct lat_opts *o, const char *option)
+{
+	for (int i = 0; lat_outputs[i].option && i < LAT_MAX_OUTPUTS; i++)
+		if (!strcmp(lat_outputs[i].option, option))
+			return o->outputs[i];
+	return NULL;
+}
+
+/* the flight recorder: --trace and --trigger imply --record, which
+ * implies its family, and --probes record implies --record */
+static int record_agree(struct lat_opts *o)
+{
+	unsigned m = lat_family_bit("record");
+
+	o->rec.trace_path = output_arg(o, "trace");
+	if (o->rec.trace_path && !*o->rec.trace_path) {
+		fprintf(stderr, "latbpf: --trace: empty file name\n");
+		return -EINVAL;
+	}
+	if (o->probes & m)
+		o->rec.on = true;
+	if (lat_record_opts_check(&o->rec))
+		return -EINVAL;
+	if (o->rec.on)
+		o->probes |= m;
+	return 0;
+}
+
 /* what the options say together */
 static int agree(struct lat_opts *o)
 {
 	const struct lat_target_spec *t = &o->target;
+
+	if (record_agree(o))
+		return -EINVAL;
 
 	if (t->command && (t->n_pids || t->n_tids)) {
 		fprintf(stderr, "latbpf: a COMMAND and --pid/--tid exclude each other\n");
@@ -326,13 +378,18 @@ int lat_opts_parse(int argc, char **argv, struct lat_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	optset_make(&s, o);
-	o->probes = (1U << lat_nr_modules()) - 1;
+	o->probes = lat_default_probes();
 	o->interval_ns = 1000000000ULL;
 	optind = 0;	/* 0, not 1: glibc forgets an earlier parse's "-xv" */
 	opterr = 0;
 	/* "+": stop at the first non-option, so COMMAND's own options stay its */
 	while ((c = getopt_long(argc, argv, "+:" SHORTS, s.lo, NULL)) != -1) {
-		err = c == ':' || c == '?' ? 1 : take(&s, o, c, optarg);
+		const char *arg = optarg;
+
+		/* --record DUR: its DUR the next word, when that is a number */
+		if (c == OPT_RECORD && !arg)
+			arg = lat_record_word(argc, argv, &optind);
+		err = c == ':' || c == '?' ? 1 : take(&s, o, c, arg);
 		if (err == 1) {
 			lat_opt_refused("latbpf", "--help", c, argv, SHORTS, s.lo);
 			return -EINVAL;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <linux/types.h>
 #include "latbpf/target.h"
+#include "core/flight.h"
 #include "core/target.h"
 #include "families/family.h"
 #include "output/sink.h"
@@ -22,6 +23,7 @@ struct lat_opts {
 	bool priority_normal;		/* --priority normal: not SCHED_IDLE */
 	const char *outputs[LAT_MAX_OUTPUTS];	/* each lat_outputs[i]'s argument, or NULL */
 	const char *web_config;		/* --web-config FILE, for --prometheus */
+	struct lat_flight_opts rec;	/* --record, --trigger (and --trace's FILE) */
 	bool help, version;
 	/* each family's own options, in the layout it alone knows */
 	_Alignas(8) unsigned char cfg[LAT_MAX_FAMILIES][LAT_FAMILY_CFG];

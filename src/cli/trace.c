@@ -26,6 +26,7 @@
 #include "core/btf.h"
 #include "core/clock.h"
 #include "core/escape.h"
+#include "core/flight.h"
 #include "core/provenance.h"
 #include "core/run.h"
 #include "core/self.h"
@@ -121,8 +122,9 @@ static enum lat_status open_outputs(struct trace *t, bool threads)
 	return LAT_OK;
 }
 
-/* Signals arrive through a signalfd: the loop ends cleanly on each.
- * SIGWINCH is blocked for the live view's own signalfd. */
+/* Signals arrive through a signalfd: the loop ends cleanly on each
+ * (SIGUSR2 is --trigger SIGUSR2's). SIGWINCH is blocked for the live
+ * view's own signalfd. */
 static int block_signals(void)
 {
 	sigset_t mask;
@@ -132,6 +134,7 @@ static int block_signals(void)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGUSR2);
 	sigaddset(&mask, SIGWINCH);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	sigdelset(&mask, SIGWINCH);
@@ -411,8 +414,13 @@ static int loop(struct trace *t)
 		if (pfd[0].revents) {
 			struct signalfd_siginfo si;
 
-			if (read(t->sfd, &si, sizeof(si)) == sizeof(si) &&
-			    si.ssi_signo != SIGCHLD) {
+			if (read(t->sfd, &si, sizeof(si)) != sizeof(si))
+				si.ssi_signo = SIGCHLD;	/* none read: nothing to do */
+			if (si.ssi_signo == SIGUSR2) {
+				/* --trigger SIGUSR2's, else nothing */
+				if (t->env.flight)
+					lat_flight_signal(t->env.flight, lat_boot_ns());
+			} else if (si.ssi_signo != SIGCHLD) {
 				/* with --web-config, SIGHUP is a service's reload */
 				if (si.ssi_signo != SIGHUP || !t->o.web_config)
 					break;	/* SIGINT, SIGTERM, SIGHUP */
@@ -469,6 +477,7 @@ static void cleanup(struct trace *t)
 		t->sinks[i]->ops->free(t->sinks[i]);
 	t->nsinks = 0;
 	lat_snap_free(&t->snap);
+	lat_flight_free(t->env.flight);
 	lat_provenance_free(t->prov);
 	lat_baseline_free(t->baseline);
 	lat_self_free(&t->self);
@@ -489,6 +498,13 @@ static enum lat_status prepare(struct trace *t, int argc, char **argv)
 	}
 	t->env.t0_epoch_s = epoch_s();
 	t->env.web_config = t->o.web_config;
+	/* --record: its memory, filled by the record family, read by --trace */
+	if (t->o.rec.on) {
+		t->env.flight = lat_flight_new(&t->o.rec, libbpf_num_possible_cpus());
+		if (!t->env.flight)
+			return LAT_FAIL_RUNTIME;
+		t->run.flight = t->env.flight;
+	}
 	if ((st = open_outputs(t, false)))
 		return st;
 	t->sfd = block_signals();

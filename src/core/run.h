@@ -11,6 +11,7 @@
 #include "latbpf/target.h"
 
 struct bpf_object;
+struct lat_flight;
 
 /* The run as the modules see it. */
 struct lat_run {
@@ -26,6 +27,7 @@ struct lat_run {
 	__u32 npids, ntids;
 	const __u64 *tbits;
 	size_t tbits_words;
+	struct lat_flight *flight;	/* --record: its memory (core/flight.h), or NULL */
 };
 
 /* Every target thread latbpf can name now: the bitmap's tids, or the

@@ -37,6 +37,7 @@ struct lat_family_ctx {
  * own message, prefixed by the family name. */
 struct lat_module_ops {
 	const char *name;
+	bool opt_in;	/* not in the default --probes: on when asked for */
 	const struct lat_family_opt *options;	/* its own, or NULL */
 	void (*defaults)(void *cfg);	/* its configuration before options, or NULL */
 	/* open, configure; cfg: its configuration (LAT_FAMILY_CFG bytes) */
@@ -57,6 +58,10 @@ extern const struct lat_module_ops *const lat_modules[];
 int lat_nr_modules(void);
 /* "sched,hiccup,..." for messages and --help */
 const char *lat_family_list(void);
+/* the families on without --probes: all but the opt_in ones */
+unsigned lat_default_probes(void);
+/* the bit of the family called name, or 0 */
+unsigned lat_family_bit(const char *name);
 
 /* "sched,hiccup" -> bits of lat_modules[]: 0, or -EINVAL with a message */
 int lat_parse_probes(const char *s, unsigned *mask);

@@ -18,6 +18,7 @@
 	F(fault)	\
 	F(block)	\
 	F(tcp)		\
+	F(record)	\
 	/* a new family: its line above this one */
 
 #define DECLARE(name) extern const struct lat_module_ops lat_##name##_ops;
@@ -35,6 +36,24 @@ int lat_nr_modules(void)
 	while (lat_modules[n])
 		n++;
 	return n;
+}
+
+unsigned lat_default_probes(void)
+{
+	unsigned m = 0;
+
+	for (int i = 0; lat_modules[i]; i++)
+		if (!lat_modules[i]->opt_in)
+			m |= 1U << i;
+	return m;
+}
+
+unsigned lat_family_bit(const char *name)
+{
+	for (int i = 0; lat_modules[i]; i++)
+		if (!strcmp(lat_modules[i]->name, name))
+			return 1U << i;
+	return 0;
 }
 
 const char *lat_family_list(void)
@@ -60,7 +79,7 @@ int lat_parse_probes(const char *s, unsigned *mask)
 	*mask = 0;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (strcmp(tok, "all") == 0) {
-			*mask = (1U << lat_nr_modules()) - 1;
+			*mask |= lat_default_probes();
 			continue;
 		}
 		for (i = 0; lat_modules[i]; i++)

@@ -28,7 +28,8 @@ const char *lat_text_label(const char *key, char *buf, size_t n)
 {
 	static const char *const units[] = { "_ns", "_bytes", "_pct" };
 	static const char *const times[] = { "max", "min", "duration", "threshold", "stolen",
-					     "intruder", "total", "elapsed", "attach_cpu" };
+					     "intruder", "total", "elapsed", "attach_cpu",
+					     "delay", "tasks", "unexplained", "window" };
 	size_t stem;
 
 	if (!strcmp(key, "ts_ns"))

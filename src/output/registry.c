@@ -11,6 +11,7 @@
 DECLARE(json)
 DECLARE(hlog)
 DECLARE(prom)
+DECLARE(trace)
 
 const struct lat_output lat_outputs[] = {
 	{ "json", "FILE|-", "newline-delimited JSON, one object per interval\n"
@@ -22,5 +23,9 @@ const struct lat_output lat_outputs[] = {
 				       "unless --duration is given; started by systemd\n"
 				       "socket activation: the socket it was given",
 	  true, lat_prom_output },
+	{ "trace", "FILE", "the flight recorder's incidents as Perfetto\n"
+			   "traces, FILE.1, FILE.2...; without --trigger the\n"
+			   "whole window at exit, to FILE; implies --record", false,
+	  lat_trace_output },
 	{ NULL },
 };

@@ -710,16 +710,20 @@ static void table(struct scr *x, const struct lat_node *list, const char *fam)
 	memset(sx, 0, sizeof(*sx));
 	sx->tail = list->flags & LAT_F_TAIL;
 	short_title(t, sizeof(t), list);
-	add(sx, x->o->cols, "%s %s", fam, t);
+	add(sx, x->o->cols, "%s%s%s", fam, *fam ? " " : "", t);
 	table_rows(x, sx, items, k, cols, nc);
 	/* without a height, every item's ranked list too ("hiccup cpu1 top
 	 * intruders"): a file has room for the whole answer */
 	for (int i = 0; !x->o->rows && i < k; i++) {
-		char sub[128], tag[64];
+		char sub[128], tag[64], v[CELL_MAX_W * 4];
 
 		lat_term_str(tag, sizeof(tag), items[i]->tag ? items[i]->tag :
 			     items[i]->lvalue ? items[i]->lvalue : "");
-		snprintf(sub, sizeof(sub), "%s %s", fam, tag);
+		/* an item with no label: named by its first value ("incident 3") */
+		if (!tag[0] && items[i]->child && items[i]->child->key &&
+		    value_of(x, v, sizeof(v), items[i]->child))
+			snprintf(tag, sizeof(tag), "%s %.40s", items[i]->child->key, v);
+		snprintf(sub, sizeof(sub), "%s%s%s", fam, *fam && *tag ? " " : "", tag);
 		for (const struct lat_node *c = items[i]->child; c; c = c->next)
 			if (c->kind == LAT_LIST && c->rank && c->child)
 				table(x, c, sub);
@@ -1036,6 +1040,12 @@ void lat_screen_render(FILE *f, const struct lat_snap *s, const struct lat_prove
 	free(buf);
 	hist_table(&x);
 	for (int i = 0; i < nf; i++) {
+		/* a list of its own (incidents) is one table */
+		if (fam[i]->kind == LAT_LIST) {
+			if (is_table(fam[i]))
+				table(&x, fam[i], "");
+			continue;
+		}
 		counters_of(&x, fam[i], fam[i]->key);
 		walk_tables(&x, fam[i], fam[i]->key);
 	}

@@ -31,11 +31,14 @@ struct lat_sink {
 	const struct lat_sink_ops *ops;
 };
 
+struct lat_flight;
+
 /* What the trace command tells an output it opens from its option */
 struct lat_sink_env {
 	double t0_epoch_s;	/* the run's start on the wall clock */
 	bool stdout_taken;	/* set by an output that writes to stdout */
 	const char *web_config;	/* --web-config FILE, for --prometheus */
+	struct lat_flight *flight;	/* --record's memory (core/flight.h), or NULL */
 };
 
 /*

@@ -335,6 +335,22 @@ static char *af_v_cgroup(struct af *a, int which)
 	return af_chance(a, 90) ? (char *)AF_PICK(a, l) : af_junk(a);
 }
 
+/* --trigger: the forms, good and bad */
+static char *af_v_trigger(struct af *a, int which)
+{
+	static const char *const l[] = {
+		"hiccup>2ms", "runq>5ms", "runq.p99>1ms", "SIGUSR2", "sigusr2", "hiccup>1ms,before=1s",
+		"hiccup>1ms,before=100ms,after=100ms,every=0,max=2", "hiccup.p99>10ms",
+		"sched.runq.p50>1us", "runq.p99.9>1ms", "offcpu_blocked.p90>1ms", "nope", "",
+		"hiccup>", "hiccup>1", "hiccup>-1ms", "runq.p100>1ms", "runq.p0>1ms",
+		"hiccup>1ms,before=-1s", "hiccup>1ms,max=0", "hiccup>1ms,max=99999",
+		"hiccup>1ms,x=1", "hiccup>1ms,", ",", "SIGUSR2,before=20s", "nosuch.p99>1ms",
+		"hiccup>1ms,every", "runq>>1ms", "runq<1ms",
+	};
+
+	return af_chance(a, 90) ? (char *)AF_PICK(a, l) : af_junk(a);
+}
+
 /* --runs: a count, in and out of 1..100; at most 3 where it runs */
 static char *af_v_runs(struct af *a, int which)
 {
@@ -358,7 +374,8 @@ static const struct af_opt af_trace_opts[] = {
 	{ "per-remote", 0, NULL, 0 }, { "bpf-stats", 0, NULL, 0 },
 	{ "cgroup", 0, af_v_cgroup, 0 }, { "children", 0, NULL, 0 },
 	{ "cpus", 0, af_v_cpus, 0 }, { "priority", 0, af_v_priority, 0 },
-	{ "web-config", 0, af_v_path, 0 },
+	{ "web-config", 0, af_v_path, 0 }, { "record", 0, af_v_dur, 0 },
+	{ "trigger", 0, af_v_trigger, 0 }, { "trace", 0, af_v_path, 0 },
 };
 
 /* latbpf bench --help's */
