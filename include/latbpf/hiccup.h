@@ -18,6 +18,11 @@ enum lat_hc_kind {
 /* the kinds whose samples go into task_hist (the rest: intr_hist) */
 #define LAT_HC_TASK_KIND(k) ((k) <= LAT_HC_WAKEUP || (k) == LAT_HC_RAN)
 
+/* The intruder of a wakeup onto an idle CPU (LAT_HC_TASK, id 0): the time
+ * the CPU took from the wakeup to running the target (leaving its idle
+ * state, on a VM the hypervisor running the vCPU again); 15 characters. */
+#define LAT_HC_IDLE_NAME "(CPU waking up)"
+
 /* Who had the CPU meanwhile. */
 enum lat_hc_who {
 	LAT_HC_TASK,		/* id: pid (0: the CPU was idle: wakeup from idle) */
@@ -51,9 +56,12 @@ struct lat_hc_cpu {
 	 * them the 16 bytes above make whole cache lines: CPUs share none. */
 	__u64 intruders_lost;
 	__u64 intruders_lost_ns;
-	__u64 _pad[6];
+	/* what threads pinned to this CPU (an affinity of one CPU) lost on it:
+	 * their preempted, wakeup, irq, softirq and nmi time */
+	__u64 pinned_ns;
+	__u64 _pad[5];
 };
-_Static_assert(sizeof(struct lat_hc_cpu) == 8 * (2 * LAT_HC_NR_KINDS + 2 + 2 + 6) +
+_Static_assert(sizeof(struct lat_hc_cpu) == 8 * (2 * LAT_HC_NR_KINDS + 2 + 2 + 1 + 5) +
 		       2 * sizeof(struct lat_hist), "lat_hc_cpu layout is shared with BPF");
 _Static_assert(sizeof(struct lat_hc_cpu) % 64 == 0, "one CPU's entry, its own cache lines");
 
