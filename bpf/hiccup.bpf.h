@@ -60,8 +60,10 @@ volatile __u32 hc_gen = 0;
 
 struct hc_task {
 	__u64 since;
-	__u32 kind;	/* 0: not waiting; else 1 + enum lat_hc_kind */
-	__u32 cpu;	/* the CPU it waits for */
+	__u32 late;	/* ns its own timer fired late, for the wakeup that
+			 * timer causes (hiccup_on_timer; up to 4.29 s) */
+	__u16 kind;	/* 0: not waiting; else 1 + enum lat_hc_kind */
+	__u16 cpu;	/* the CPU it waits for (< MAX_CPUS) */
 };
 
 struct hc_state {
@@ -320,14 +322,17 @@ static __always_inline void hc_record(__u32 cpu, __u64 kind, __u64 d, bool pinne
 }
 
 /* An event of d ns on cpu, task t's, from the ring buffer, its common
- * fields set; NULL below the threshold or when the ring is full (counted) */
+ * fields set; NULL below the threshold or when the ring is full (counted).
+ * late: how late t's own timer fired before the wait (the thread was late
+ * by both: the threshold is for their sum) */
 static __always_inline struct lat_hc_event *hc_event_new(__u32 cpu, __u32 kind, __u64 d,
-							 __u64 now, struct task_struct *t)
+							 __u64 late, __u64 now,
+							 struct task_struct *t)
 {
 	struct lat_hc_event *e;
 	struct lat_hc_cpu *c;
 
-	if (d < threshold_ns)
+	if (d + late < threshold_ns)
 		return NULL;
 	e = bpf_ringbuf_reserve(&hc_events, sizeof(*e), 0);
 	if (!e) {
@@ -338,6 +343,7 @@ static __always_inline struct lat_hc_event *hc_event_new(__u32 cpu, __u32 kind, 
 	}
 	e->ts_ns = now;
 	e->duration_ns = d;
+	e->timer_late_ns = late;
 	e->cpu = cpu;
 	e->tid = t->pid;
 	e->kind = kind;
@@ -345,14 +351,15 @@ static __always_inline struct lat_hc_event *hc_event_new(__u32 cpu, __u32 kind, 
 	return e;
 }
 
-/* t waited d ns for CPU oc (w: its state) and now runs on cpu after prev */
-static __always_inline void hc_event(__u32 cpu, __u32 kind, __u64 d, __u64 now,
+/* t waited d ns for CPU oc (w: its state) and now runs on cpu after
+ * prev; late: its timer's lateness before the wait */
+static __always_inline void hc_event(__u32 cpu, __u32 kind, __u64 d, __u64 late, __u64 now,
 				     struct task_struct *t, struct task_struct *prev,
 				     struct hc_state *w, __u32 oc)
 {
 	struct lat_hc_event *e;
 
-	if (!(e = hc_event_new(cpu, kind, d, now, t)))
+	if (!(e = hc_event_new(cpu, kind, d, late, now, t)))
 		return;
 	e->_pad = 0;
 	if (w->top_ns) {
@@ -384,7 +391,7 @@ static __always_inline void hc_event(__u32 cpu, __u32 kind, __u64 d, __u64 now,
 static __always_inline void hc_ran_event(__u32 cpu, __u64 d, __u64 now, struct task_struct *t,
 					 __u32 who)
 {
-	struct lat_hc_event *e = hc_event_new(cpu, LAT_HC_RAN, d, now, t);
+	struct lat_hc_event *e = hc_event_new(cpu, LAT_HC_RAN, d, 0, now, t);
 
 	if (!e)
 		return;
@@ -472,6 +479,10 @@ static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *p
 	s->cur_start = now;
 	s->irq_in_window = 0;
 
+	/* a lateness its timer left for a wakeup that did not come (it was
+	 * awake already) is not this wait's */
+	if (t)
+		t->late = 0;
 	if (t && (preempt || lat_task_state_btf(prev) == 0))
 		hc_wait_begin(t, LAT_HC_PREEMPTED, cpu, now);
 	if (!tnext)
@@ -486,9 +497,10 @@ static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *p
 		hc_charge(cpu, s, LAT_HC_MIGRATION, oc, d, NULL);
 	hc_record(cpu, t->kind - 1, d, next->nr_cpus_allowed == 1);
 	if (w)
-		hc_event(cpu, t->kind - 1, d, now, next, prev, w, oc);
+		hc_event(cpu, t->kind - 1, d, t->late, now, next, prev, w, oc);
 	hc_wait_end(oc);
 	t->kind = 0;
+	t->late = 0;
 }
 
 /* p is a target; t its hiccup record */
@@ -498,6 +510,29 @@ static __always_inline void hiccup_on_wakeup(struct task_struct *p, struct hc_ta
 	if (p->on_cpu)
 		return;	/* on CPU still: woken before it left, no wait */
 	hc_wait_begin(t, LAT_HC_WAKEUP, lat_task_cpu_btf(p), lat_clock(clock));
+}
+
+/*
+ * A target's timer fired late ns after its expiry, on this CPU
+ * (bpf/timer.bpf.h): counted here as the timer kind, and kept in the
+ * thread's record t (NULL: not at hand) for the wakeup it causes next, so
+ * that hiccup's event says both parts: the timer's lateness, then the wait
+ * for the CPU. The wakeup follows at once, inside the timer's function; a
+ * thread awake already has it cleared at its next switch-out.
+ */
+static __always_inline void hiccup_on_timer(struct hc_task *t, __u64 late, bool pinned)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct lat_hc_cpu *c = bpf_map_lookup_elem(&hc_cpu, &cpu);
+
+	if (c) {
+		c->count[LAT_HC_TIMER]++;
+		c->stolen_ns[LAT_HC_TIMER] += late;
+		if (pinned)
+			c->pinned_ns += late;
+	}
+	if (t)
+		t->late = late < 0xffffffffULL ? late : 0xffffffffU;
 }
 
 /* Interrupts: only while a target runs here, or waits for this CPU. */

@@ -97,7 +97,7 @@ struct hiccup {
 #define ACC_HIGH 4096
 
 static const char *const kind_name[LAT_HC_NR_KINDS] = {
-	"preempted", "wakeup", "irq", "softirq", "nmi", "ran"
+	"preempted", "wakeup", "irq", "softirq", "nmi", "ran", "timer"
 };
 /* a threaded interrupt handler is an IRQ intruder, whatever runs it */
 static const char *const who_name[LAT_HC_NR_WHO] = {
@@ -940,6 +940,12 @@ static void publish_events(struct hiccup *h, struct lat_snap *s)
 		lat_pub_flags(lat_pub_num(s, "cpu", ev->cpu), LAT_F_BRIEF);
 		lat_pub_num(s, "tid", ev->tid);
 		lat_pub_flags(lat_pub_str(s, "comm", ev->comm), LAT_F_BRIEF);
+		/* woken by its own timer: how late that fired, then the wait
+		 * for the CPU (duration): the two parts of how late it ran */
+		if (ev->timer_late_ns)
+			lat_pub_dur(s, "timer_late_ns", ev->timer_late_ns, ev->timer_late_ns);
+		else
+			lat_pub_null(s, "timer_late_ns");
 		lat_pub_flags(lat_pub_dur(s, "duration_ns", ev->duration_ns, ev->duration_ns),
 			      LAT_F_BRIEF);
 		lat_pub_str(s, "hiccup", kind_name[ev->kind < LAT_HC_NR_KINDS ? ev->kind : 0]);
@@ -970,8 +976,10 @@ static void hiccup_publish(void *priv, struct lat_snap *s)
 							     CPU_ISSET(c, &h->run->watch));
 			const struct lat_hc_cpu *n = &h->now[c], *b = &h->before[c];
 			bool iv = n->task_hist.count != b->task_hist.count ||
-				  n->intr_hist.count != b->intr_hist.count;
-			bool run = n->task_hist.count || n->intr_hist.count;
+				  n->intr_hist.count != b->intr_hist.count ||
+				  n->count[LAT_HC_TIMER] != b->count[LAT_HC_TIMER];
+			bool run = n->task_hist.count || n->intr_hist.count ||
+				   n->count[LAT_HC_TIMER];
 
 			if (pinned != (pass == 0))
 				continue;

@@ -50,6 +50,7 @@ cpus='.hiccup.cpus[]'
 diag "hiccup per CPU: $(final "$J" "[$cpus | \"cpu\(.cpu) pinned \(.pinned_tids | length) count \(.count) stolen \(.stolen_ns) lost \(.lost_pct) timer \(.timer) late \(.timer_ns)\"] | join(\"; \")")"
 diag "top intruders: $(final "$J" "[$cpus | .cpu as \$c | .top[0:4][] | \"cpu\(\$c) \(.kind) '\(.name)' \(.count)x \(.total_ns)ns max \(.max_ns)\"] | join(\"; \")")"
 diag "events: $(final "$J" '[.hiccup.events[] | "\(.comm) \(.hiccup) \(.duration_ns) timer \(.timer_late_ns) \(.kind) '"'"'\(.name)'"'"' \(.intruder_ns)"] | .[-8:] | join("; ")')"
+diag "events by intruder kind: $(final "$J" '[.hiccup.events | group_by(.kind)[] | "\(.[0].kind) \(length)"] | join(", ")')"
 ncpu=$(final "$J" "[$cpus] | length")
 check "hiccups on the postmaster's CPUs ($ncpu CPUs)" num_le 1 "$ncpu"
 badlost=$(final "$J" "[$cpus | select(.lost_pct != null and (.lost_pct < 0 or .lost_pct > 100)) | .cpu] | length")
