@@ -704,6 +704,8 @@ static void intruder_name(const struct lat_hc_intruder_entry *in, char *buf, siz
 		snprintf(buf, len, "from CPU %u", in->k.id);
 	else if (in->k.who == LAT_HC_OTHERS)
 		snprintf(buf, len, "(others)");
+	else if (in->k.who == LAT_HC_UNTRACED)
+		snprintf(buf, len, "(untraced)");
 	else if (in->k.who == LAT_HC_TASK && !in->k.id)
 		snprintf(buf, len, "%s", LAT_HC_IDLE_NAME);
 	else if (in->v.name[0])
