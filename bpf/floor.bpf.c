@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The floor for any tracer of these events: empty programs on the
- * tracepoints latbpf uses. tools/overhead.sh measures against it.
+ * tracepoints latbpf uses (the scheduler's and the timers'). tools/overhead.sh
+ * measures against it.
  *
  * With `floor --blocks`, one more program per building block of a handler,
  * each on sched_switch, doing that one thing and nothing else: what each
@@ -28,6 +29,26 @@ int BPF_PROG(floor_switch)
 
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(floor_wakeup)
+{
+	return 0;
+}
+
+/* The timer tracepoints latbpf's timer lateness uses (bpf/timer.bpf.h),
+ * empty in every mode: lateness reads the clock the kernel passes. */
+SEC("tp_btf/hrtimer_start")
+int BPF_PROG(tfloor_start)
+{
+	return 0;
+}
+
+SEC("tp_btf/hrtimer_expire_entry")
+int BPF_PROG(tfloor_expire)
+{
+	return 0;
+}
+
+SEC("tp_btf/hrtimer_cancel")
+int BPF_PROG(tfloor_cancel)
 {
 	return 0;
 }

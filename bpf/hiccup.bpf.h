@@ -60,8 +60,10 @@ volatile __u32 hc_gen = 0;
 
 struct hc_task {
 	__u64 since;
-	__u32 kind;	/* 0: not waiting; else 1 + enum lat_hc_kind */
-	__u32 cpu;	/* the CPU it waits for */
+	__u32 late;	/* ns its own timer fired late, for the wakeup that
+			 * timer causes (hiccup_on_timer; up to 4.29 s) */
+	__u16 kind;	/* 0: not waiting; else 1 + enum lat_hc_kind */
+	__u16 cpu;	/* the CPU it waits for (< MAX_CPUS) */
 };
 
 struct hc_state {
@@ -76,7 +78,8 @@ struct hc_state {
 				 * here brought in; 0: none seen yet */
 	__u32 top_who, top_id;
 	__u32 hard_irq, soft_vec;
-	__u32 _pad[9];		/* 128 bytes: CPUs' entries share no cache line */
+	char top_name[16];	/* the largest intruder's, taken when charged */
+	__u32 _pad[5];		/* 128 bytes: CPUs' entries share no cache line */
 };
 _Static_assert(sizeof(struct hc_state) % 64 == 0, "one CPU's entry, its own cache lines");
 
@@ -139,13 +142,20 @@ static __always_inline struct lat_hc_intruder *hc_entry(__u32 cpu, __u32 who, __
 	return bpf_map_lookup_elem(&hc_intruders, &k);
 }
 
-static __always_inline void hc_top(struct hc_state *s, __u32 who, __u32 id, __u64 ns)
+/* name: 16 bytes, or NULL (the loader names the intruder by its kind) */
+static __always_inline void hc_top(struct hc_state *s, __u32 who, __u32 id, __u64 ns,
+				   const char *name)
 {
-	/* the name stays with the intruder: an event looks it up */
+	/* with its name: the intruder's cache slot or hash entry may be
+	 * gone (moved, drained) by the time an event wants it */
 	if (ns > s->top_ns) {
 		s->top_ns = ns;
 		s->top_who = who;
 		s->top_id = id;
+		if (name)
+			__builtin_memcpy(s->top_name, name, sizeof(s->top_name));
+		else
+			__builtin_memset(s->top_name, 0, sizeof(s->top_name));
 	}
 }
 
@@ -166,7 +176,7 @@ static __always_inline void hc_charge_intr(__u32 cpu, struct hc_state *s, __u32 
 	v->total_ns += ns;
 	if (ns > v->max_ns)
 		v->max_ns = ns;
-	hc_top(s, who, id, ns);
+	hc_top(s, who, id, ns, v->name);
 }
 
 /* Moves a slot's totals into the hash; false when it is full: the slot
@@ -229,7 +239,7 @@ static __always_inline void hc_charge(__u32 cpu, struct hc_state *s, __u32 who,
 			 * poll makes room) */
 			__sync_fetch_and_add(&c->seq, 1);
 			hc_lost(cpu, 1, ns);
-			hc_top(s, who, id, ns);
+			hc_top(s, who, id, ns, t && id ? t->comm : NULL);
 			return;
 		}
 		sl->who = who;
@@ -241,8 +251,10 @@ static __always_inline void hc_charge(__u32 cpu, struct hc_state *s, __u32 who,
 			__builtin_memcpy(sl->name, t->comm, sizeof(sl->name)); /* plain loads */
 		} else {
 			__builtin_memset(sl->name, 0, sizeof(sl->name));
+			/* the idle task: the CPU was idle, and the time is what it
+			 * took to run the woken target (the loader's name too) */
 			if (t)
-				__builtin_memcpy(sl->name, "(idle exit)", sizeof("(idle exit)"));
+				__builtin_memcpy(sl->name, LAT_HC_IDLE_NAME, sizeof(sl->name));
 			else if (who == LAT_HC_UNTRACED)
 				__builtin_memcpy(sl->name, "(untraced)", sizeof("(untraced)"));
 		}
@@ -252,7 +264,7 @@ static __always_inline void hc_charge(__u32 cpu, struct hc_state *s, __u32 who,
 	sl->total_ns += ns;
 	if (ns > sl->max_ns)
 		sl->max_ns = ns;
-	hc_top(s, who, id, ns);
+	hc_top(s, who, id, ns, sl->name);
 }
 
 static __always_inline void hc_window_open(struct hc_state *s, __u64 now)
@@ -291,7 +303,8 @@ static __always_inline void hc_wait_begin(struct hc_task *t, __u32 kind, __u32 c
 	__sync_fetch_and_add(&s->nwait, 1);
 }
 
-static __always_inline void hc_record(__u32 cpu, __u64 kind, __u64 d)
+/* pinned: the time was lost by a thread pinned to cpu */
+static __always_inline void hc_record(__u32 cpu, __u64 kind, __u64 d, bool pinned)
 {
 	struct lat_hc_cpu *c = bpf_map_lookup_elem(&hc_cpu, &cpu);
 
@@ -299,6 +312,8 @@ static __always_inline void hc_record(__u32 cpu, __u64 kind, __u64 d)
 		return;
 	c->count[kind]++;
 	c->stolen_ns[kind] += d;
+	if (pinned)
+		c->pinned_ns += d;
 	/* as an offset: a select between two pointers can compile to a
 	 * bitwise operation on a pointer, which the verifier refuses */
 	lat_hist_record((struct lat_hist *)((char *)c + (LAT_HC_TASK_KIND(kind) ?
@@ -307,14 +322,17 @@ static __always_inline void hc_record(__u32 cpu, __u64 kind, __u64 d)
 }
 
 /* An event of d ns on cpu, task t's, from the ring buffer, its common
- * fields set; NULL below the threshold or when the ring is full (counted) */
+ * fields set; NULL below the threshold or when the ring is full (counted).
+ * late: how late t's own timer fired before the wait (the thread was late
+ * by both: the threshold is for their sum) */
 static __always_inline struct lat_hc_event *hc_event_new(__u32 cpu, __u32 kind, __u64 d,
-							 __u64 now, struct task_struct *t)
+							 __u64 late, __u64 now,
+							 struct task_struct *t)
 {
 	struct lat_hc_event *e;
 	struct lat_hc_cpu *c;
 
-	if (d < threshold_ns)
+	if (d + late < threshold_ns)
 		return NULL;
 	e = bpf_ringbuf_reserve(&hc_events, sizeof(*e), 0);
 	if (!e) {
@@ -325,6 +343,7 @@ static __always_inline struct lat_hc_event *hc_event_new(__u32 cpu, __u32 kind, 
 	}
 	e->ts_ns = now;
 	e->duration_ns = d;
+	e->timer_late_ns = late;
 	e->cpu = cpu;
 	e->tid = t->pid;
 	e->kind = kind;
@@ -332,32 +351,39 @@ static __always_inline struct lat_hc_event *hc_event_new(__u32 cpu, __u32 kind, 
 	return e;
 }
 
-/* w: the state of CPU oc, whose window the wait was in */
-static __always_inline void hc_event(__u32 cpu, __u32 kind, __u64 d, __u64 now,
-				  struct task_struct *t, struct hc_state *w, __u32 oc)
+/* t waited d ns for CPU oc (w: its state) and now runs on cpu after
+ * prev; late: its timer's lateness before the wait */
+static __always_inline void hc_event(__u32 cpu, __u32 kind, __u64 d, __u64 late, __u64 now,
+				     struct task_struct *t, struct task_struct *prev,
+				     struct hc_state *w, __u32 oc)
 {
-	struct lat_hc_intruder_key k = { .cpu = oc, .who = w->top_who, .id = w->top_id,
-					 .gen = hc_gen };
-	struct lat_hc_intruder *top = NULL;
-	struct lat_hc_cache *cache;
-	struct lat_hc_slot *sl;
 	struct lat_hc_event *e;
 
-	if (!(e = hc_event_new(cpu, kind, d, now, t)))
+	if (!(e = hc_event_new(cpu, kind, d, late, now, t)))
 		return;
-	e->who = w->top_who;
-	e->pid = w->top_id;
 	e->_pad = 0;
-	e->who_ns = w->top_ns;
-	/* the top intruder's name: in oc's cache, or moved on to the hash */
-	cache = w->top_ns ? bpf_map_lookup_elem(&hc_cache, &oc) : NULL;
-	sl = cache ? &cache->slot[lat_hc_slot_of(k.who, k.id) & (LAT_HC_CACHE - 1)] : NULL;
-	if (sl && sl->count && sl->who == k.who && sl->id == k.id)
-		__builtin_memcpy(e->name, sl->name, sizeof(e->name));
-	else if (w->top_ns && (top = bpf_map_lookup_elem(&hc_intruders, &k)))
-		__builtin_memcpy(e->name, top->name, sizeof(e->name));
-	else
+	if (w->top_ns) {
+		/* the largest intruder charged in the wait's window */
+		e->who = w->top_who;
+		e->pid = w->top_id;
+		e->who_ns = w->top_ns;
+		__builtin_memcpy(e->name, w->top_name, sizeof(e->name));
+	} else if (oc != cpu) {
+		/* nothing left CPU oc while t waited there (what ran there
+		 * still runs): it ran elsewhere, and the wait is charged to
+		 * the migration, as in the CPU's intruders */
+		e->who = LAT_HC_MIGRATION;
+		e->pid = oc;
+		e->who_ns = d;
 		__builtin_memset(e->name, 0, sizeof(e->name));
+	} else {
+		/* prev was not charged (a target whose own switch-in the
+		 * kernel did not trace): it had the CPU */
+		e->who = hc_task_who(prev);
+		e->pid = prev->pid;
+		e->who_ns = d;
+		__builtin_memcpy(e->name, prev->comm, sizeof(e->name));	/* plain loads */
+	}
 	bpf_ringbuf_submit(e, 0);
 }
 
@@ -365,7 +391,7 @@ static __always_inline void hc_event(__u32 cpu, __u32 kind, __u64 d, __u64 now,
 static __always_inline void hc_ran_event(__u32 cpu, __u64 d, __u64 now, struct task_struct *t,
 					 __u32 who)
 {
-	struct lat_hc_event *e = hc_event_new(cpu, LAT_HC_RAN, d, now, t);
+	struct lat_hc_event *e = hc_event_new(cpu, LAT_HC_RAN, d, 0, now, t);
 
 	if (!e)
 		return;
@@ -446,13 +472,17 @@ static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *p
 			hc_charge(cpu, s, LAT_HC_UNTRACED, 0, d, NULL);
 		} else {
 			hc_charge(cpu, s, who, prev->pid, d, prev);
-			hc_record(cpu, LAT_HC_RAN, d);
+			hc_record(cpu, LAT_HC_RAN, d, false);
 			hc_ran_event(cpu, d, now, prev, who);
 		}
 	}
 	s->cur_start = now;
 	s->irq_in_window = 0;
 
+	/* a lateness its timer left for a wakeup that did not come (it was
+	 * awake already) is not this wait's */
+	if (t)
+		t->late = 0;
 	if (t && (preempt || lat_task_state_btf(prev) == 0))
 		hc_wait_begin(t, LAT_HC_PREEMPTED, cpu, now);
 	if (!tnext)
@@ -465,11 +495,12 @@ static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *p
 	w = oc == cpu ? s : bpf_map_lookup_elem(&hc_state, &oc);
 	if (w && oc != cpu)
 		hc_charge(cpu, s, LAT_HC_MIGRATION, oc, d, NULL);
-	hc_record(cpu, t->kind - 1, d);
+	hc_record(cpu, t->kind - 1, d, next->nr_cpus_allowed == 1);
 	if (w)
-		hc_event(cpu, t->kind - 1, d, now, next, w, oc);
+		hc_event(cpu, t->kind - 1, d, t->late, now, next, prev, w, oc);
 	hc_wait_end(oc);
 	t->kind = 0;
+	t->late = 0;
 }
 
 /* p is a target; t its hiccup record */
@@ -479,6 +510,29 @@ static __always_inline void hiccup_on_wakeup(struct task_struct *p, struct hc_ta
 	if (p->on_cpu)
 		return;	/* on CPU still: woken before it left, no wait */
 	hc_wait_begin(t, LAT_HC_WAKEUP, lat_task_cpu_btf(p), lat_clock(clock));
+}
+
+/*
+ * A target's timer fired late ns after its expiry, on this CPU
+ * (bpf/timer.bpf.h): counted here as the timer kind, and kept in the
+ * thread's record t (NULL: not at hand) for the wakeup it causes next, so
+ * that hiccup's event says both parts: the timer's lateness, then the wait
+ * for the CPU. The wakeup follows at once, inside the timer's function; a
+ * thread awake already has it cleared at its next switch-out.
+ */
+static __always_inline void hiccup_on_timer(struct hc_task *t, __u64 late, bool pinned)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct lat_hc_cpu *c = bpf_map_lookup_elem(&hc_cpu, &cpu);
+
+	if (c) {
+		c->count[LAT_HC_TIMER]++;
+		c->stolen_ns[LAT_HC_TIMER] += late;
+		if (pinned)
+			c->pinned_ns += late;
+	}
+	if (t)
+		t->late = late < 0xffffffffULL ? late : 0xffffffffU;
 }
 
 /* Interrupts: only while a target runs here, or waits for this CPU. */
@@ -499,7 +553,8 @@ static __always_inline void hc_intr_done(__u32 cpu, struct hc_state *s, __u32 ki
 	/* a target's own CPU, or a watched one: the interrupt is recorded;
 	 * inside a window or on a watched CPU, taken off the task's run */
 	if (s->cur_target || watched)
-		hc_record(cpu, kind, d);
+		hc_record(cpu, kind, d, s->cur_target &&
+			  bpf_get_current_task_btf()->nr_cpus_allowed == 1);
 	if ((!s->cur_target && s->nwait) || watched)
 		s->irq_in_window += d;
 	if (s->cur_target || s->nwait || watched)

@@ -382,6 +382,10 @@ static __always_inline int do_switch(bool preempt, struct task_struct *prev,
 	return 0;
 }
 
+/* Timer lateness, the sched family's too: its programs need the maps
+ * and helpers above. */
+#include "timer.bpf.h"
+
 /* The fault family's own tracepoints (x86): see bpf/fault.bpf.h. */
 SEC("tp_btf/page_fault_user")
 int BPF_PROG(fault_user, unsigned long address, struct pt_regs *regs,

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* floor: attaches bpf/floor.bpf.c (empty programs on sched_switch and
- * sched_wakeup; with --blocks also one program per handler building block;
- * with --clock, programs that only read the clock, instead of the empty
- * ones), says "attached", and detaches on SIGINT/SIGTERM. */
+/* floor: attaches bpf/floor.bpf.c (empty programs on sched_switch,
+ * sched_wakeup, hrtimer_start, hrtimer_expire_entry and hrtimer_cancel;
+ * with --blocks also one program per handler building block; with
+ * --clock, programs that only read the clock, instead of the empty
+ * scheduler ones), says "attached", and detaches on SIGINT/SIGTERM. */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -36,6 +37,8 @@ int main(int argc, char **argv)
 				bpf_program__set_autoload(p, blocks);
 			else if (!strncmp(n, "stamp_", 6))
 				bpf_program__set_autoload(p, clock);
+			else if (!strncmp(n, "tfloor_", 7))	/* timers: always */
+				bpf_program__set_autoload(p, true);
 			else	/* floor_switch, floor_wakeup */
 				bpf_program__set_autoload(p, !clock);
 		}

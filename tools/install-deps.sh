@@ -7,7 +7,8 @@
 #
 # Debian/Ubuntu (apt). On Fedora/RHEL the equivalent is:
 #   dnf install clang llvm bpftool libbpf-devel elfutils-libelf-devel \
-#       zlib-devel make gcc bcc-tools rt-tests perf jq fio iproute perl-Test-Harness tmux bpftrace mbw iperf3
+#       zlib-devel make gcc bcc-tools rt-tests perf jq fio iproute perl-Test-Harness tmux bpftrace mbw iperf3 \
+#       postgresql-server postgresql-contrib
 set -euo pipefail
 
 # command -> Debian package
@@ -92,6 +93,10 @@ perfetto_missing() { [ ! -f "$perfetto_dir/node_modules/@pinpoint-apm/perfetto-u
 if command -v perf >/dev/null 2>&1 && ! perf version >/dev/null 2>&1; then
 	missing+=(linux-perf)
 fi
+# pgbench.t: a real server nobody here wrote, traced as a user would
+# (PostgreSQL and its pgbench; the test runs its own throwaway cluster,
+# whatever the package's own cluster does)
+ls /usr/lib/postgresql/*/bin/pgbench >/dev/null 2>&1 || missing+=(postgresql)
 mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u | sed '/^$/d')
 
 install_npm() {

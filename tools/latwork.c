@@ -15,6 +15,15 @@
  *       time) until DUR of --for has passed, then exit. Prints "threads=<k>
  *       sleeps=<total>" once they are all created ("started=<k>") and at
  *       the end.
+ *   latwork [common] waits  --sleep DUR --count N
+ *       N rounds of four waits that time out after DUR, each on its own
+ *       timer: poll() with no descriptor, epoll_wait() on an empty epoll
+ *       set, a futex wait on a word nobody wakes, and a read() of a
+ *       one-shot timerfd. (poll and epoll take whole milliseconds: DUR is
+ *       rounded up.) Then N rounds of two waits of 1 s that a second
+ *       thread ends after DUR (it spins: no timer of its own): poll() on
+ *       a pipe it writes, a futex wait it wakes. Prints "timeouts=<n>
+ *       early=<n>": the waits that timed out, and those that ended first.
  *   latwork [common] hog    --for DUR
  *       spins for DUR.
  *   latwork [common] burner --period DUR --burst DUR --for DUR [--fifo]
@@ -83,6 +92,9 @@
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
 #include <sys/syscall.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <poll.h>
 #include <linux/futex.h>
 #include <sys/wait.h>
 #include <spawn.h>
@@ -193,6 +205,74 @@ static int run_sleep(void)
 		pthread_join(th[i], NULL);
 	printf("sleeps=%lld nvcsw=%lld nivcsw=%lld tids=%s\n", total_sleeps,
 	       total_nvcsw, total_nivcsw, tids);
+	return 0;
+}
+
+static int waits_pipe[2];
+static unsigned int waits_word;
+
+/* ends each round's two waits: spins DUR, writes the pipe; then wakes
+ * the futex every DUR until the round is done (a wake before the wait
+ * began wakes nobody: the next one does) */
+static void *waits_ender(void *arg)
+{
+	for (long long i = 0; i < count; i++) {
+		spin_until(now_ns() + sleep_ns);
+		if (write(waits_pipe[1], "x", 1) != 1)
+			break;
+		while (__atomic_load_n((long long *)arg, __ATOMIC_ACQUIRE) <= i) {
+			spin_until(now_ns() + sleep_ns);
+			syscall(SYS_futex, &waits_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+		}
+	}
+	return arg;
+}
+
+/* Four timed waits a round, each timing out: a timer fires for each; then
+ * two a round that end first: their timers are cancelled. */
+static int run_waits(void)
+{
+	int ms = (int)((sleep_ns + 999999) / 1000000), ep = epoll_create1(0),
+	    tfd = timerfd_create(CLOCK_MONOTONIC, 0);
+	struct itimerspec its = { .it_value = { sleep_ns / 1000000000LL, sleep_ns % 1000000000LL } };
+	struct timespec ts = its.it_value;
+	struct epoll_event ev;
+	long long n = 0, i;
+	unsigned int word = 0;
+	uint64_t ticks;
+
+	if (ep < 0 || tfd < 0) {
+		perror("latwork: epoll_create1/timerfd_create");
+		return 1;
+	}
+	for (i = 0; i < count; i++) {
+		n += poll(NULL, 0, ms) == 0;
+		n += epoll_wait(ep, &ev, 1, ms) == 0;
+		n += syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0) < 0 &&
+		     errno == ETIMEDOUT;
+		n += !timerfd_settime(tfd, 0, &its, NULL) &&
+		     read(tfd, &ticks, sizeof(ticks)) == sizeof(ticks);
+	}
+	struct timespec far = { 1, 0 };
+	struct pollfd pf = { .events = POLLIN };
+	long long early = 0, done = 0;
+	pthread_t th;
+	char c;
+
+	if (pipe(waits_pipe) || pthread_create(&th, NULL, waits_ender, &done)) {
+		perror("latwork: pipe/pthread_create");
+		return 1;
+	}
+	pf.fd = waits_pipe[0];
+	for (i = 0; i < count; i++) {
+		early += poll(&pf, 1, 1000) == 1 && read(waits_pipe[0], &c, 1) == 1;
+		early += syscall(SYS_futex, &waits_word, FUTEX_WAIT_PRIVATE, 0, &far, NULL, 0) == 0;
+		__atomic_store_n(&done, i + 1, __ATOMIC_RELEASE);
+	}
+	pthread_join(th, NULL);
+	printf("timeouts=%lld early=%lld\n", n, early);
+	close(ep);
+	close(tfd);
 	return 0;
 }
 
@@ -737,6 +817,8 @@ int main(int argc, char **argv)
 		rc = run_threads();
 	else if (!strcmp(mode, "hog"))
 		spin_until(now_ns() + for_ns), rc = 0;
+	else if (!strcmp(mode, "waits"))
+		rc = run_waits();
 	else if (!strcmp(mode, "burner"))
 		rc = run_burner();
 	else if (!strcmp(mode, "futex"))

@@ -57,6 +57,7 @@ IDLE_LIST=$(IFS=,; echo "${IDLE_MANY[*]}")
 CGMNT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
 [ -n "$CGMNT" ] && CG=$CGMNT/latbpf-overhead-$$ && mkdir -p "$CG"
 CPU=$(($(nproc) - 1))
+SLEEPS=50000
 fio --name=prep --filename=$FIOFILE --size=128M --rw=write --bs=1M --direct=1 \
 	--output=/dev/null >/dev/null 2>&1
 
@@ -71,6 +72,13 @@ workload() {
 	fio) timeout 60 fio --name=r --filename=$FIOFILE --size=128M --rw=randread --bs=4k \
 		--direct=1 --iodepth=1 --ioengine=psync --runtime=2 --time_based \
 		--output-format=json 2>/dev/null | jq '1e6 / .jobs[0].read.iops' ;;
+	sleep-pinned) # timed sleeps: an hrtimer armed and fired per sleep
+		local t0 t1
+		t0=$(date +%s%N)
+		timeout 60 taskset -c $CPU chrt -f 1 "$B/tools/latwork" sleep --sleep 10us \
+			--count $SLEEPS >/dev/null 2>&1 || return
+		t1=$(date +%s%N)
+		awk -v d=$((t1 - t0)) -v n=$SLEEPS 'BEGIN { printf "%.3f\n", d / 1000 / n }' ;;
 	esac
 }
 workload_cmd() {
@@ -79,6 +87,7 @@ workload_cmd() {
 	pipe) echo "perf bench sched pipe -l 100000" ;;
 	hackbench) echo "hackbench -s 64 -g 4 -f 10 -l 400" ;;
 	fio) echo "fio 4k randread O_DIRECT iodepth 1, 2 s" ;;
+	sleep-pinned) echo "taskset -c $CPU chrt -f 1 latwork sleep --sleep 10us --count $SLEEPS" ;;
 	esac
 }
 
@@ -176,6 +185,10 @@ done
 for cfg in floor runqlat all pid-idle; do measure pipe $cfg; done
 for cfg in floor runqlat all record; do measure hackbench $cfg; done
 for cfg in biolatency-Q all; do measure fio $cfg; done
+# timer lateness (bpf/timer.bpf.h): a pinned real-time thread's 10 us
+# sleeps (no timer slack), each an hrtimer started and fired, traced as a
+# non-target (--pid of an idle process) and as a target (all, system-wide)
+for cfg in floor pid-idle all; do measure sleep-pinned $cfg; done
 
 # What each building block of a handler costs here: one program per block on
 # sched_switch (tools/floor --blocks), its ns/event less the empty program's
@@ -249,6 +262,11 @@ verdict "--pid of an idle process $idle% within 2 points of the floor ($fl%)" "$
 idle1000=$(r1 "$(pp pids1000-idle)") cgidle=$(r1 "$(pp cgroup-idle)")
 verdict "--pid of 1,000 idle processes $idle1000% within 2 points of the floor ($fl%)" "$idle1000 - $fl <= 2"
 echo "          (--cgroup of an empty cgroup: $cgidle%; each event looks up its task's cgroup)"
+sp() { r1 "$(get ".results[] | select(.workload == \"sleep-pinned\" and .config == \"$1\") | .slowdown_pct.median")"; }
+sfl=$(sp floor) sidle=$(sp pid-idle) sall=$(sp all)
+verdict "timed sleeps (sleep-pinned), --pid of an idle process $sidle% within 2 points of the floor ($sfl%)" "$sidle - $sfl <= 2"
+echo "          (the sleeper a target, all families system-wide: $sall%; timer programs ns/event:"
+echo "           $(get '[.results[] | select(.workload == "sleep-pinned") | "\(.config): \(.ns_per_event | to_entries | map(select(.key | test("^(timer_|tfloor_)")) | "\(.key)=\(.value)") | join(" "))"] | join("; ")'))"
 # per I/O, the kernel's own accounting: fio's slowdown at iodepth 1 swings
 # by more than either tracer costs on a VM's disk (printed for reference)
 bi=$(get '.results[] | select(.workload == "fio" and .config == "all") | .ns_per_event |

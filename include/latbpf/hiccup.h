@@ -13,10 +13,18 @@ enum lat_hc_kind {
 	LAT_HC_SOFTIRQ,		/* softirq while it was on CPU (nested IRQs excluded) */
 	LAT_HC_NMI,		/* NMI handler while it was on CPU */
 	LAT_HC_RAN,		/* --cpus: a task ran on a watched CPU */
+	LAT_HC_TIMER,		/* a timer it armed fired late (bpf/timer.bpf.h):
+				 * it slept past its time, on the CPU the timer
+				 * fired on; a tally, in no histogram */
 	LAT_HC_NR_KINDS,
 };
 /* the kinds whose samples go into task_hist (the rest: intr_hist) */
 #define LAT_HC_TASK_KIND(k) ((k) <= LAT_HC_WAKEUP || (k) == LAT_HC_RAN)
+
+/* The intruder of a wakeup onto an idle CPU (LAT_HC_TASK, id 0): the time
+ * the CPU took from the wakeup to running the target (leaving its idle
+ * state, on a VM the hypervisor running the vCPU again); 15 characters. */
+#define LAT_HC_IDLE_NAME "(CPU waking up)"
 
 /* Who had the CPU meanwhile. */
 enum lat_hc_who {
@@ -51,9 +59,12 @@ struct lat_hc_cpu {
 	 * them the 16 bytes above make whole cache lines: CPUs share none. */
 	__u64 intruders_lost;
 	__u64 intruders_lost_ns;
-	__u64 _pad[6];
+	/* what threads pinned to this CPU (an affinity of one CPU) lost on it:
+	 * their preempted, wakeup, irq, softirq, nmi and timer time */
+	__u64 pinned_ns;
+	__u64 _pad[3];
 };
-_Static_assert(sizeof(struct lat_hc_cpu) == 8 * (2 * LAT_HC_NR_KINDS + 2 + 2 + 6) +
+_Static_assert(sizeof(struct lat_hc_cpu) == 8 * (2 * LAT_HC_NR_KINDS + 2 + 2 + 1 + 3) +
 		       2 * sizeof(struct lat_hist), "lat_hc_cpu layout is shared with BPF");
 _Static_assert(sizeof(struct lat_hc_cpu) % 64 == 0, "one CPU's entry, its own cache lines");
 
@@ -128,7 +139,9 @@ struct lat_hc_event {
 	__u64 who_ns;		/* its share of this hiccup */
 	char name[16];		/* its comm or IRQ name */
 	char comm[16];		/* the target thread's */
+	__u64 timer_late_ns;	/* a wakeup by its own timer: how late that fired
+				 * (before the wait, not in duration_ns) */
 };
-_Static_assert(sizeof(struct lat_hc_event) == 80, "shared with BPF");
+_Static_assert(sizeof(struct lat_hc_event) == 88, "shared with BPF");
 
 #endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Map value types of the sched family, shared by bpf/sched.bpf.c and src/sched.c. */
+/* Map value types of the sched family, shared by bpf/sched.bpf.c (and
+ * bpf/timer.bpf.h) and src/families/sched.c. */
 #ifndef LATBPF_SCHED_H
 #define LATBPF_SCHED_H
 
@@ -9,6 +10,7 @@ enum lat_sched_hist {
 	LAT_SCHED_RUNQ,		/* runnable -> on CPU */
 	LAT_SCHED_SLEEP,	/* switched out in S -> woken */
 	LAT_SCHED_BLOCKED,	/* switched out in D or other -> woken */
+	LAT_SCHED_TIMER,	/* a timer the thread armed: expiry -> fired */
 	LAT_SCHED_NR_HIST,
 };
 
@@ -43,7 +45,16 @@ _Static_assert(sizeof(struct lat_sched_thread) ==
 	       "lat_sched_thread layout is shared with BPF");
 
 /* live target threads with their own histograms in the kernel: 1024 x
- * 15.9 KB = 15.9 MiB at most (docs/performance.md, "Kernel memory") */
+ * 21.2 KB = 20.7 MiB at most (docs/performance.md, "Kernel memory") */
 #define LAT_SCHED_MAX_THREADS 1024
+
+/* the functions of a timed wait's hrtimer, found in /proc/kallsyms by the
+ * loader (src/families/sched.c: timer_fns) for bpf/timer.bpf.h */
+#define LAT_TIMER_FNS 4
+
+/* timers the targets armed and that have not fired, followed at once
+ * (bpf/timer.bpf.h: a hash, preallocated); more are counted in
+ * sched.timers_lost, unmeasured */
+#define LAT_SCHED_MAX_TIMERS 16384
 
 #endif

@@ -5,7 +5,9 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "core/btf.h"
 #include "core/hist.h"
+#include "core/kallsyms.h"
 #include "core/maps.h"
 #include "core/run.h"
 #include "core/snap.h"
@@ -68,6 +70,9 @@ struct sched {
 	struct lat_schedcore *sc;	/* the shared scheduler object */
 	struct sched_cfg cfg;
 	bool btf;			/* tp_btf + task storage, else raw_tp */
+	bool has_timer;			/* timer lateness can be measured */
+	const char *no_timer;		/* else why not */
+	__u64 timer_fn[LAT_TIMER_FNS];	/* bpf/timer.bpf.h's tl_fn */
 	/* per CPU, cumulative: one lookup reads every CPU's value into
 	 * cpu_now, after the last poll's moved to cpu_before */
 	struct lat_sched_cpu *cpu_now, *cpu_before;
@@ -79,7 +84,8 @@ struct sched {
 	struct lat_hist *ex_now, *ex_before;	/* LAT_SCHED_NR_HIST each */
 	__u64 ex_threads, ex_vol, ex_invol, ex_threads_b, ex_vol_b, ex_invol_b;
 	struct lat_sc_losses loss_now, loss_before;
-	char mode[320];
+	__u64 tl_lost, tl_lost_before;	/* .bss tl_lost: armed timers not followed */
+	char mode[384];
 };
 
 static void sched_configure(struct sched_bpf *skel, void *priv, bool btf)
@@ -90,6 +96,35 @@ static void sched_configure(struct sched_bpf *skel, void *priv, bool btf)
 	skel->rodata->per_thread = s->cfg.per_thread;
 	if (s->cfg.per_thread)
 		bpf_map__set_max_entries(skel->maps.sched_threads, LAT_SCHED_MAX_THREADS);
+	/* timer lateness (bpf/timer.bpf.h): the targets' armed timers */
+	if (!s->has_timer)
+		return;
+	skel->rodata->en_timer = true;
+	memcpy((void *)skel->rodata->tl_fn, s->timer_fn, sizeof(s->timer_fn));
+	bpf_map__set_max_entries(skel->maps.tl_armed, LAT_SCHED_MAX_TIMERS);
+	bpf_program__set_autoload(skel->progs.timer_start, btf);
+	bpf_program__set_autoload(skel->progs.timer_expire, btf);
+	bpf_program__set_autoload(skel->progs.timer_cancel, btf);
+	bpf_program__set_autoload(skel->progs.timer_start_raw, !btf);
+	bpf_program__set_autoload(skel->progs.timer_expire_raw, !btf);
+	bpf_program__set_autoload(skel->progs.timer_cancel_raw, !btf);
+}
+
+/* The functions of a timed wait's hrtimer (bpf/timer.bpf.h): the sleeper
+ * of nanosleep, futex, poll, select and epoll waits, a timerfd, a POSIX
+ * timer, an itimer (alarm). Without the sleeper's, no timer lateness. */
+static void timer_fns(struct sched *s, const struct btf *btf)
+{
+	static const char *const fn[LAT_TIMER_FNS] = {
+		"hrtimer_wakeup", "timerfd_tmrproc", "posix_timer_fn", "it_real_fn"
+	};
+
+	if (!lat_btf_has_tracepoint(btf, "hrtimer_start") ||
+	    !lat_btf_has_tracepoint(btf, "hrtimer_expire_entry"))
+		s->no_timer = "no timer:hrtimer_* tracepoints";
+	else if (lat_kallsyms_find(fn, s->timer_fn, LAT_TIMER_FNS) < 0 || !s->timer_fn[0])
+		s->no_timer = "no hrtimer_wakeup in /proc/kallsyms";
+	s->has_timer = !s->no_timer;
 }
 
 static int sched_open(const struct lat_family_ctx *fc, const void *cfg, void **priv)
@@ -103,6 +138,7 @@ static int sched_open(const struct lat_family_ctx *fc, const void *cfg, void **p
 	s->run = run;
 	s->sc = fc->sched;
 	s->cfg = *(const struct sched_cfg *)cfg;
+	timer_fns(s, fc->btf);
 	s->cpu_now = calloc(run->ncpus, sizeof(*s->cpu_now));
 	s->cpu_before = calloc(run->ncpus, sizeof(*s->cpu_before));
 	if (!s->cpu_now || !s->cpu_before ||
@@ -135,10 +171,15 @@ static const char *sched_mode(void *priv)
 {
 	struct sched *s = priv;
 
+	char timer[96] = "";
+
+	if (!s->has_timer)
+		snprintf(timer, sizeof(timer), "; no timer_late: %s", s->no_timer);
 	if (s->btf)
-		return "attached (tp_btf)";
-	snprintf(s->mode, sizeof(s->mode), "attached (raw_tp; tp_btf: %s)",
-		 s->sc->why);
+		snprintf(s->mode, sizeof(s->mode), "attached (tp_btf%s)", timer);
+	else
+		snprintf(s->mode, sizeof(s->mode), "attached (raw_tp%s; tp_btf: %s)", timer,
+			 s->sc->why);
 	return s->mode;
 }
 
@@ -377,17 +418,36 @@ static int sched_poll(void *priv)
 	s->iv.unseen = s->now.unseen - s->before.unseen;
 	s->loss_before = s->loss_now;
 	lat_schedcore_losses(s->sc, &s->loss_now);
+	s->tl_lost_before = s->tl_lost;
+	s->tl_lost = __atomic_load_n(&s->skel->bss->tl_lost, __ATOMIC_RELAXED);
 	return s->cfg.per_thread ? poll_threads(s) : 0;
 }
 
 static const char *const hist_key[LAT_SCHED_NR_HIST] = {
-	"runq", "offcpu_sleep", "offcpu_blocked"
+	"runq", "offcpu_sleep", "offcpu_blocked", "timer_late"
 };
 static const char *const hist_title[LAT_SCHED_NR_HIST] = {
 	"run-queue latency (runnable -> on CPU)",
 	"off-CPU, interruptible sleep (S), switched out -> woken",
 	"off-CPU, blocked (D and other), switched out -> woken",
+	"timer lateness (a timed wait's expiry -> its timer fired)",
 };
+/* published in this order: the timer's lateness beside the run-queue
+ * wait that follows it */
+static const int hist_order[LAT_SCHED_NR_HIST] = {
+	LAT_SCHED_RUNQ, LAT_SCHED_TIMER, LAT_SCHED_SLEEP, LAT_SCHED_BLOCKED
+};
+
+/* histogram k, or null where the kernel has no timer tracepoints: an
+ * empty histogram would say no timer fired late */
+static void pub_hist(struct sched *s, struct lat_snap *snap, int k, const struct lat_hist *now,
+		     const struct lat_hist *before)
+{
+	if (k == LAT_SCHED_TIMER && !s->has_timer)
+		lat_pub_null(snap, hist_key[k]);
+	else
+		lat_pub_hist(snap, hist_key[k], hist_title[k], now, before);
+}
 
 static void publish_threads(struct sched *s, struct lat_snap *snap)
 {
@@ -413,9 +473,15 @@ static void publish_threads(struct sched *s, struct lat_snap *snap)
 		lat_pub_num(snap, "tid", t->tid);
 		lat_pub_num(snap, "pid", t->tgid);
 		lat_pub_str(snap, "comm", t->comm);
-		for (k = 0; k < LAT_SCHED_NR_HIST; k++)
-			lat_pub_hist_packed(snap, hist_key[k], hist_title[k], set_hist(now, t, k),
-					    b ? set_hist(bs, b, k) : NULL);
+		for (int o = 0; o < LAT_SCHED_NR_HIST; o++) {
+			k = hist_order[o];
+			if (k == LAT_SCHED_TIMER && !s->has_timer)
+				lat_pub_null(snap, hist_key[k]);
+			else
+				lat_pub_hist_packed(snap, hist_key[k], hist_title[k],
+						    set_hist(now, t, k),
+						    b ? set_hist(bs, b, k) : NULL);
+		}
 		lat_pub_count(snap, "voluntary", t->voluntary - (b ? b->voluntary : 0),
 			      t->voluntary);
 		lat_pub_count(snap, "involuntary", t->involuntary - (b ? b->involuntary : 0),
@@ -454,8 +520,10 @@ static void sched_publish(void *priv, struct lat_snap *snap)
 	int k;
 
 	lat_pub_obj(snap, "sched", "sched: where the target waited for a CPU, and slept");
-	for (k = 0; k < LAT_SCHED_NR_HIST; k++)
-		lat_pub_hist(snap, hist_key[k], hist_title[k], &s->now.h[k], &s->before.h[k]);
+	for (int o = 0; o < LAT_SCHED_NR_HIST; o++) {
+		k = hist_order[o];
+		pub_hist(s, snap, k, &s->now.h[k], &s->before.h[k]);
+	}
 	lat_pub_obj(snap, "switches", "context switches");
 	lat_pub_count(snap, "voluntary", s->iv.voluntary, s->now.voluntary);
 	lat_pub_count(snap, "involuntary", s->iv.involuntary, s->now.involuntary);
@@ -468,9 +536,10 @@ static void sched_publish(void *priv, struct lat_snap *snap)
 				    "exited threads beyond the newest 4096, summed");
 			lat_pub_count(snap, "threads", s->ex_threads - s->ex_threads_b,
 				      s->ex_threads);
-			for (int k = 0; k < LAT_SCHED_NR_HIST; k++)
-				lat_pub_hist(snap, hist_key[k], hist_title[k], &s->ex_now[k],
-					     &s->ex_before[k]);
+			for (int o = 0; o < LAT_SCHED_NR_HIST; o++) {
+				k = hist_order[o];
+				pub_hist(s, snap, k, &s->ex_now[k], &s->ex_before[k]);
+			}
 			lat_pub_count(snap, "voluntary", s->ex_vol - s->ex_vol_b, s->ex_vol);
 			lat_pub_count(snap, "involuntary", s->ex_invol - s->ex_invol_b,
 				      s->ex_invol);
@@ -483,6 +552,11 @@ static void sched_publish(void *priv, struct lat_snap *snap)
 	}
 	if (s->cfg.per_cpu)
 		publish_cpus(s, snap);
+	/* armed timers of the targets the table had no room for: their
+	 * lateness is not measured */
+	if (s->has_timer)
+		lat_pub_flags(lat_pub_count(snap, "timers_lost", s->tl_lost - s->tl_lost_before,
+					    s->tl_lost), LAT_F_NONZERO | LAT_F_DROP);
 	lat_schedcore_publish_losses(s->sc, snap, &s->loss_now, &s->loss_before);
 	lat_pub_end(snap);
 }

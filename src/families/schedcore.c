@@ -85,12 +85,10 @@ static int load(struct lat_schedcore *c, bool btf)
 	bpf_object__for_each_program(p, skel->obj) {
 		const char *sec = bpf_program__section_name(p);
 
-		/* scheduler entry points by mode; interrupt programs are the
-		 * hiccup family's, which enables them */
-		if (!strncmp(sec, "raw_tp/", 7))
-			bpf_program__set_autoload(p, !btf);
-		else if (strstr(sec, "/sched_"))
-			bpf_program__set_autoload(p, btf);
+		/* scheduler entry points by mode; the others (interrupts,
+		 * timers) are a family's, which enables them */
+		if (strstr(sec, "/sched_"))
+			bpf_program__set_autoload(p, strncmp(sec, "raw_tp/", 7) ? btf : !btf);
 		else
 			bpf_program__set_autoload(p, false);
 	}

@@ -29,7 +29,7 @@ const char *lat_text_label(const char *key, char *buf, size_t n)
 	static const char *const units[] = { "_ns", "_bytes", "_pct" };
 	static const char *const times[] = { "max", "min", "duration", "threshold", "stolen",
 					     "intruder", "total", "elapsed", "attach_cpu",
-					     "delay", "tasks", "unexplained", "window" };
+					     "delay", "tasks", "unexplained", "window", "timer_late" };
 	size_t stem;
 
 	if (!strcmp(key, "ts_ns"))

@@ -29,7 +29,7 @@ check "self and drops right after the provenance, in every record (0s omitted)" 
 	(.drops | type == \"object\") and (.drops | to_entries | all(.value >= 0 and (.key | test(\"^[a-z]+\\\\.[a-z_]+$\")))) and
 	(keys_unsorted | index(\"self\")) == (keys_unsorted | index(\"probes\")) + 1 and
 	(keys_unsorted | index(\"drops\")) == (keys_unsorted | index(\"probes\")) + 2' '$J' >/dev/null"
-check "histogram objects carry every field of H" bash -c "jq -e '.sched | [.runq, .offcpu_sleep, .offcpu_blocked] | all(
+check "histogram objects carry every field of H" bash -c "jq -e '.sched | [.runq, .timer_late, .offcpu_sleep, .offcpu_blocked] | all(
 	has(\"count\") and has(\"min\") and has(\"max\") and has(\"sum\") and has(\"p50\") and has(\"p90\") and
 	has(\"p99\") and has(\"p99.9\") and has(\"p99.99\") and has(\"buckets\"))' '$J' >/dev/null"
 check "buckets are [low, high, count], ordered, low <= high, counts add up to count" \
