@@ -121,8 +121,10 @@ cyc loop "$ic"
 wait_for "$T/dio.work" '^ios=' 30
 after=$(irqs)
 diag "loop: disk $disk irq ${irq:-?} on CPU $ic${aff:+ (moved there)}: ${before:-?} -> ${after:-?}; reader: $(cat "$T/dio.work")"
+# (their number is the disk's speed: 87,000 here, 2,400 and 890 in the
+# 6.1 and 6.1-rt guests under TCG; 300 say the noise was there)
 check "loop: the disk's interrupts came on CPU $ic while cyclictest ran there ($((${after:-0} - ${before:-0})))" \
-	num_le 1000 "$((${after:-0} - ${before:-0}))"
+	num_le 300 "$((${after:-0} - ${before:-0}))"
 agree loop
 
 # The other timed waits: poll, epoll_wait and futex timeouts and a
