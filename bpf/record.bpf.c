@@ -87,7 +87,11 @@ static __always_inline void rec_head(struct lat_rec_head *h, __u32 pid, __u32 cp
  * read at the CPU's run queue's address plus the distance between the two
  * per-CPU variables, which the loader reads from BTF (pc_from_rq: 0 when it
  * found none, and then every waker is in task context). PREEMPT_RT counts
- * softirqs per task (softirq_disable_cnt).
+ * softirqs per task (softirq_disable_cnt, a field only RT kernels have: its
+ * presence says RT, where a __kconfig extern would need the kernel's config
+ * file, which libbpf 1.1 fails the load without even for a weak one: the
+ * guests' root has no /boot/config for their kernel, nor do many
+ * containers).
  */
 const volatile __s64 pc_from_rq = 0;
 
@@ -98,7 +102,6 @@ struct task_struct___pc {
 	struct thread_info___pc thread_info;
 	int softirq_disable_cnt;
 } __attribute__((preserve_access_index));
-extern bool CONFIG_PREEMPT_RT __kconfig __weak;
 
 /* cur: the current task, a BTF pointer (btf) or not */
 static __always_inline __u8 rec_ctx(struct task_struct *cur, bool btf)
@@ -116,7 +119,7 @@ static __always_inline __u8 rec_ctx(struct task_struct *cur, bool btf)
 			bpf_probe_read_kernel(&pc, sizeof(pc), (void *)(rq + pc_from_rq));
 	}
 	soft = pc;
-	if (CONFIG_PREEMPT_RT && bpf_core_field_exists(t->softirq_disable_cnt))
+	if (bpf_core_field_exists(t->softirq_disable_cnt))
 		soft = btf ? t->softirq_disable_cnt : BPF_CORE_READ(t, softirq_disable_cnt);
 	if (pc & 0x00f00000)
 		return LAT_REC_F_NMI;
