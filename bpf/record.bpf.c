@@ -54,17 +54,32 @@ struct {
 #define TARGET(btf, t) (TREAD(btf, t, pid) && \
 			lat_task_is_target(t, TREAD(btf, t, tgid), TREAD(btf, t, pid), btf))
 
-static __always_inline bool recorded(__u32 cpu)
+/* The tables are indexed by the CPU masked as well as checked: 6.1's
+ * verifier loses the check's bound when the CPU goes through the stack
+ * ("R2 unbounded memory access"), and the compiler drops a mask it knows
+ * changes nothing, unless the value is opaque to it (barrier_var). */
+_Static_assert((LAT_REC_MAX_CPUS & (LAT_REC_MAX_CPUS - 1)) == 0, "a power of two");
+static __always_inline __u32 REC_CPU(__u32 cpu)
 {
-	return rec_all || (cpu < LAT_REC_MAX_CPUS && rec_cpu[cpu]);
+	barrier_var(cpu);
+	return cpu & (LAT_REC_MAX_CPUS - 1);
 }
 
+static __always_inline bool recorded(__u32 cpu)
+{
+	return rec_all || (cpu < LAT_REC_MAX_CPUS && rec_cpu[REC_CPU(cpu)]);
+}
+
+/* A record's room, or NULL (counted by CPU; past LAT_REC_MAX_CPUS in the
+ * slot of CPU % LAT_REC_MAX_CPUS). One test of the record on its path, and
+ * no other test before it: 6.1's verifier does not know a reserved record
+ * tested once is not NULL the second time ("Unreleased reference"). */
 static __always_inline void *rec_reserve(__u32 size, __u32 cpu)
 {
 	void *e = bpf_ringbuf_reserve(&rec_ring, size, 0);
 
-	if (!e && cpu < LAT_REC_MAX_CPUS)
-		__sync_fetch_and_add(&rec_lost[cpu], 1);
+	if (!e)
+		__sync_fetch_and_add(&rec_lost[REC_CPU(cpu)], 1);
 	return e;
 }
 
@@ -178,8 +193,8 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 
 	tn = TARGET(btf, next);
 	/* a CPU the target runs on is recorded from now on */
-	if (tn && !rec_all && cpu < LAT_REC_MAX_CPUS && !rec_cpu[cpu])
-		rec_cpu[cpu] = 1;
+	if (tn && !rec_all && cpu < LAT_REC_MAX_CPUS && !rec_cpu[REC_CPU(cpu)])
+		rec_cpu[REC_CPU(cpu)] = 1;
 	if (!recorded(cpu))
 		return 0;
 	tp = TARGET(btf, prev);
