@@ -33,20 +33,27 @@ void lat_away_init(struct lat_away *a)
 	lat_read_cpulist("/sys/devices/system/cpu/nohz_full", &a->nohz_full);
 }
 
-/* every thread of this process to set */
-static void move_threads(const cpu_set_t *set)
+/* every thread of this process: fn(tid, ctx) */
+static void each_thread(void (*fn)(pid_t tid, const void *ctx), const void *ctx)
 {
 	struct dirent *d;
 	DIR *dir = opendir("/proc/self/task");
 
-	sched_setaffinity(0, sizeof(*set), set);
+	fn(0, ctx);
 	if (!dir)
 		return;
 	while ((d = readdir(dir)))
 		if (d->d_name[0] != '.')
-			sched_setaffinity((pid_t)atoi(d->d_name), sizeof(*set), set);
+			fn((pid_t)atoi(d->d_name), ctx);
 	closedir(dir);
 }
+
+static void set_affinity(pid_t tid, const void *set)
+{
+	sched_setaffinity(tid, sizeof(cpu_set_t), set);
+}
+
+static void set_priority(pid_t tid, const void *idle);
 
 bool lat_away_update(struct lat_away *a, const struct lat_run *run)
 {
@@ -64,6 +71,16 @@ bool lat_away_update(struct lat_away *a, const struct lat_run *run)
 	a->stuck = !CPU_COUNT(&want);
 	if (a->stuck)
 		want = a->given;
+	/* sharing a busy target's only CPU at SCHED_IDLE, latbpf would not run
+	 * while the target does (a 3 s run took 60 s): there it keeps the
+	 * priority it was started with, and its time is "latbpf (self)" */
+	if (a->want_idle && a->stuck == a->idle_now) {
+		bool idle = !a->stuck;
+
+		each_thread(set_priority, &idle);
+		a->idle_now = idle;
+		a->priority = idle ? a->yielded : "normal";
+	}
 	/* and off isolated and nohz_full CPUs while others remain */
 	CPU_OR(&quiet, &a->isolated, &a->nohz_full);
 	CPU_AND(&quiet, &quiet, &want);
@@ -71,13 +88,31 @@ bool lat_away_update(struct lat_away *a, const struct lat_run *run)
 		CPU_XOR(&want, &want, &quiet);
 	if (CPU_EQUAL(&want, &a->runs_on))
 		return false;
-	move_threads(&want);
+	each_thread(set_affinity, &want);
 	a->runs_on = want;
 	return true;
 }
 
 /* what latbpf was started with, for the children it starts */
 static int start_policy = -1, start_nice;
+
+/* idle: SCHED_IDLE, or nice 19 where that is refused; else the policy
+ * and nice latbpf was started with */
+static void set_priority(pid_t tid, const void *idle)
+{
+	struct sched_param none = { 0 };
+
+	if (*(const bool *)idle) {
+		if (sched_setscheduler(tid, SCHED_IDLE, &none))
+			setpriority(PRIO_PROCESS, (id_t)tid, 19);
+		return;
+	}
+	/* a real-time start keeps its priority: only a CFS policy is ours */
+	if (start_policy == SCHED_OTHER || start_policy == SCHED_BATCH ||
+	    start_policy == SCHED_IDLE)
+		sched_setscheduler(tid, start_policy, &none);
+	setpriority(PRIO_PROCESS, (id_t)tid, start_nice);
+}
 
 const char *lat_away_yield(struct lat_away *a, bool idle)
 {
@@ -95,6 +130,10 @@ const char *lat_away_yield(struct lat_away *a, bool idle)
 		a->priority = "idle";
 	else if (!setpriority(PRIO_PROCESS, 0, 19))
 		a->priority = "nice 19";
+	else
+		return a->priority;
+	a->want_idle = a->idle_now = true;
+	a->yielded = a->priority;
 	return a->priority;
 }
 

@@ -21,11 +21,17 @@ struct lat_away {
 	cpu_set_t avoid;	/* the target's pinned CPUs, last seen */
 	cpu_set_t runs_on;	/* latbpf's threads' affinity now */
 	bool stuck;		/* nowhere to go: latbpf shares a target's CPU */
-	const char *priority;	/* lat_away_yield()'s: "idle", "nice 19", "normal" */
+	const char *priority;	/* now: "idle", "nice 19", "normal" */
+	const char *yielded;	/* what lat_away_yield() got */
+	bool want_idle;		/* it yielded (not --priority normal) */
+	bool idle_now;		/* and is yielded now (not while stuck) */
 };
 void lat_away_init(struct lat_away *a);
 /* re-reads the target's pinned CPUs and moves latbpf's threads when they
- * changed; true when it moved them */
+ * changed; true when it moved them. Stuck on a target's CPU, latbpf's
+ * threads get back the priority it was started with (at SCHED_IDLE they
+ * would not run while the target does), and yield again once they can
+ * leave. */
 bool lat_away_update(struct lat_away *a, const struct lat_run *run);
 
 /*

@@ -77,6 +77,11 @@ st=$(final "$T/s.json" '[.hiccup.cpus[] | select(.cpu == 1) | .top[]? | select(.
 cpu_ns=$(final "$T/s.json" '.self.cpu_ns')
 diag "sharing CPU 1: shares_target_cpu $shares, intruder latbpf (self) $st ns of latbpf's $cpu_ns ns of CPU"
 check "it says it shares the target's CPU ($shares)" test "$shares" = true
+# at SCHED_IDLE beside a spinning target on its only CPU latbpf would not
+# run until the target stopped (its 3 s took the hog's whole 60 s, and the
+# hog's end raced the last poll): stuck there, it keeps its own priority
+prio=$(final "$T/s.json" '.run.latbpf_cpus.priority')
+check "... and runs at the priority it was started with there ($prio)" test "$prio" = normal
 check "its time there is the intruder 'latbpf (self)' (0 < $st <= its CPU time $cpu_ns)" \
 	bash -c "[ $st -gt 0 ] && [ $st -le $cpu_ns ]"
 grep -q "pinned to CPU 1, latbpf too (no other CPU)" "$T/s.out"
