@@ -16,8 +16,9 @@
  * A task that leaves c without having been seen to come in (the kernel did
  * not trace a switch on c: on a 6.18 host every switch away from one
  * service's threads went untraced) did not run for all of the time since
- * the last traced switch: that stretch is charged to "(untraced)", never to
- * the task, whose share of it is unknown.
+ * the last traced switch: it is charged its own run since the kernel last
+ * picked it (a fair task's se.sum_exec_runtime - se.prev_sum_exec_runtime,
+ * the kernel's own account), and the rest of the stretch is "(untraced)".
  *
  * Concurrency: the state of CPU c is written by sched_switch and interrupt
  * handlers on c, and by sched_wakeup of a task placed on c, which runs under
@@ -403,6 +404,21 @@ static __always_inline void hc_ran_event(__u32 cpu, __u64 d, __u64 now, struct t
 	bpf_ringbuf_submit(e, 0);
 }
 
+/* Of d ns since the last traced switch, the part prev ran: its run since
+ * the kernel last picked it, from the kernel's own account of a fair task
+ * (updated before the tracepoint, when prev was put back); 0 for the idle
+ * task and other classes, whose se the kernel does not keep so */
+static __always_inline __u64 hc_own_run(struct task_struct *prev, __u64 d)
+{
+	__u64 own;
+	__u32 policy = prev->policy;
+
+	if (!prev->pid || (policy != 0 && policy != 3 && policy != 5))	/* NORMAL, BATCH, IDLE */
+		return 0;
+	own = prev->se.sum_exec_runtime - prev->se.prev_sum_exec_runtime;
+	return own < d ? own : d;
+}
+
 /* tp, tn: the hiccup records of prev and next (NULL unless targets); kept in
  * the sched object's per-task storage, one lookup for both families */
 static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *prev,
@@ -414,7 +430,7 @@ static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *p
 	struct hc_state *s, *w;
 	struct lat_hc_cpu *c;
 	struct hc_task *t;
-	__u64 now, from, d;
+	__u64 now, from, d, own;
 	bool untraced;
 
 	s = bpf_map_lookup_elem(&hc_state, &cpu);
@@ -450,17 +466,22 @@ static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *p
 			c->unseen++;
 	}
 
-	/* prev ran inside the window: its share, less interrupt time; a
-	 * stretch with an untraced switch in it is nobody's by name */
+	/* prev ran inside the window: its share, less interrupt time; of a
+	 * stretch with an untraced switch in it, only its own run */
 	if (s->nwait && !stale) {
 		from = s->cur_start > s->wait_since ? s->cur_start : s->wait_since;
 		d = now - from;
 		d = d > s->irq_in_window ? d - s->irq_in_window : 0;
 		/* on a watched CPU a task's whole run is charged below */
-		if (d && untraced && !watched)
-			hc_charge(cpu, s, LAT_HC_UNTRACED, 0, d, NULL);
-		else if (d && (!watched || !prev->pid))
+		if (d && untraced && !watched) {
+			own = hc_own_run(prev, d);
+			if (own)
+				hc_charge(cpu, s, hc_task_who(prev), prev->pid, own, prev);
+			if (d > own)
+				hc_charge(cpu, s, LAT_HC_UNTRACED, 0, d - own, NULL);
+		} else if (d && (!watched || !prev->pid)) {
 			hc_charge(cpu, s, hc_task_who(prev), prev->pid, d, prev);
+		}
 	}
 	/* a watched CPU: every run but the idle task's */
 	if (watched && prev->pid && s->cur_start) {
@@ -469,8 +490,12 @@ static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *p
 		d = now - s->cur_start;
 		d = d > s->irq_in_window ? d - s->irq_in_window : 0;
 		if (untraced) {
-			hc_charge(cpu, s, LAT_HC_UNTRACED, 0, d, NULL);
-		} else {
+			own = hc_own_run(prev, d);
+			if (d > own)
+				hc_charge(cpu, s, LAT_HC_UNTRACED, 0, d - own, NULL);
+			d = own;
+		}
+		if (d || !untraced) {
 			hc_charge(cpu, s, who, prev->pid, d, prev);
 			hc_record(cpu, LAT_HC_RAN, d, false);
 			hc_ran_event(cpu, d, now, prev, who);
