@@ -62,11 +62,16 @@ export PATH=$PATH:/usr/sbin:/sbin
 #                  the BPF side is prom.t's
 #   exporter.t     the service's setup: socket activation, capabilities,
 #                  syscalls; its leftover checks are lifecycle.t's, run there
+#   record.t       the flight recorder loads and attaches on 6.1 and 6.1-rt
+#                  (checked by hand there), but its exact counts (a slice per
+#                  burst, irq time against the hiccup family's) came out
+#                  off under TCG (81 slices for 79 bursts): host only until
+#                  that is understood
 #   pgbench.t      PostgreSQL under pgbench, how the figures read on a real
 #                  service (the guest's root cannot host its server's
 #                  sockets); the kernel interfaces are hiccup.t's and
 #                  sched_*.t's, run there
-SKIP_FILES="build.t layers.t yield.t pgbench.t cli.t hlog_format.t prom_http.t hlog.t prom.t tty.t report.t fuzz_cli.t hostile.t bench.t cpus.t affinity.t man.t package.t webconfig.t exporter.t"
+SKIP_FILES="build.t layers.t yield.t pgbench.t record.t cli.t hlog_format.t prom_http.t hlog.t prom.t tty.t report.t fuzz_cli.t hostile.t bench.t cpus.t affinity.t man.t package.t webconfig.t exporter.t"
 if [ -z "${TESTS:-}" ]; then
 	TESTS=
 	for f in tests/integration/*.t; do
@@ -135,7 +140,11 @@ CMD
 # single-threaded TCG process, so two of them keep a 2-CPU host busy where
 # one after the other left a CPU idle. Each boot's report is printed whole
 # when it ends, so the log is not interleaved.
-par=${PAR:-2}
+# Default 1: with two side by side (26 min for the three boots, against
+# about 56 one after the other) tcp.t counted no retransmit and threads.t's
+# RSS disagreed with VmHWM in the 6.1 guests, both of which passed one at
+# a time in the last CI that landed.
+par=${PAR:-1}
 rc=0
 jobs_=()
 start() {
