@@ -52,7 +52,10 @@ check "the kernel served major faults ($maj of 500)" num_le 450 "$maj"
 check "one stall per sleep of the reading thread ($stalls, slept $slept)" \
 	between "$stalls" $((slept - 2 - slept / 50)) $((slept + 5))
 check "... not for more faults than there were (<= $maj + 5)" num_le "$stalls" "$((maj + 5))"
-check "... and the reads slept: stalls were timed ($slept >= 10 % of $maj)" num_le "$((maj / 10))" "$slept"
+# how many reads sleep is the host's (a guest whose disk is its host's
+# page cache, beside another guest, slept in 44 of 500 once): 20 are
+# enough to judge the count above
+check "... and the reads slept: stalls were timed ($slept >= 20)" num_le 20 "$slept"
 if bpftool btf dump file /sys/kernel/btf/vmlinux format raw 2>/dev/null | grep -q "'btf_trace_mm_filemap_fault'"; then
 	check "file-backed faults through the page cache ($fm) >= major faults" num_le "$maj" "$fm"
 else	# 6.1 has no filemap:mm_filemap_fault: not counted is not zero
