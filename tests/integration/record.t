@@ -157,9 +157,14 @@ for c in 0 1; do
 	hd=$(final "$T/b.json" ".hiccup.cpus[] | select(.cpu == $c) | .irq_ns")
 	diag "irq: CPU $c: /proc/interrupts +$k while the reads ran; trace processor ${tn:-0} irq slices," \
 		"${td:-0} ns; hiccup ${hn:-?} interrupts, ${hd:-?} ns"
-	# the kernel counted while the reads ran; latbpf recorded a little longer
-	check "irq: CPU $c's irq slices (${tn:-0}) >= the kernel's count of its interrupts ($k) - 1" \
-		num_le "$((k - 1))" "${tn:-0}"
+	# the kernel counted while the reads ran; latbpf recorded a little
+	# longer. /proc/interrupts counts an interrupt before the kernel looks
+	# for its handler, so one it finds masked or without an action is
+	# counted with no irq_handler_entry: CI's host once counted 3001 where
+	# the trace and the hiccup family (two programs) both saw 2999. Allowed:
+	# 1 + 1 in 1000.
+	check "irq: CPU $c's irq slices (${tn:-0}) >= the kernel's count of its interrupts ($k) - 1 - 1/1000" \
+		num_le "$((k - 1 - k / 1000))" "${tn:-0}"
 	check "irq: ... and = hiccup's count (${hn:-?}) +- 2" \
 		between "${tn:-0}" "$((${hn:-0} - 2))" "$((${hn:-0} + 2))"
 	check "irq: CPU $c's irq time (${td:-0} ns) = hiccup's interrupt time (${hd:-?}) +- 5 %" \
