@@ -100,7 +100,8 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);	/* 16 KB values: allocate as used */
+	__uint(map_flags, BPF_F_NO_PREALLOC);	/* 16 KB values; preallocated
+						 * with --per-thread (the loader) */
 	__uint(max_entries, LAT_SCHED_MAX_THREADS);
 	__type(key, __u32);
 	__type(value, struct lat_sched_thread);
