@@ -98,8 +98,9 @@ static void sched_configure(struct sched_bpf *skel, void *priv, bool btf)
 	 * a thread's entry came from the kernel's per-CPU cache of 16 KB
 	 * objects, which holds one to three and is refilled later
 	 * (kernel/bpf/memalloc.c): threads that start together found it
-	 * empty, and a first sleep went uncounted (json.t in the 6.1 guest:
-	 * 1599 of 1600). */
+	 * empty, and its first sleep reached the family's totals and
+	 * threads_dropped but not its own histogram (json.t in the 6.1
+	 * guest: 1599 of 1600). */
 	if (s->cfg.per_thread) {
 		bpf_map__set_max_entries(skel->maps.sched_threads, LAT_SCHED_MAX_THREADS);
 		bpf_map__set_map_flags(skel->maps.sched_threads,
