@@ -134,7 +134,20 @@ int main(void)
 	}
 	ok(!bad, "2^k-1, 2^k, 2^k+1 for k = 0..44 land in slots that contain them");
 	ok(lat_log2(1) == 0 && lat_log2(2) == 1 && lat_log2(~0ULL) == 63 &&
-	   lat_log2(1ULL << 44) == 44, "branch-free log2 at the ends");
+	   lat_log2(1ULL << 44) == 44, "log2 at the ends");
+	{
+		int bad = 0;
+
+		for (int b = 0; b < 64; b++)
+			for (__u64 d = 0; d < 3; d++) {
+				__u64 v = (1ULL << b) + (b ? d * ((1ULL << b) / 3) : 0);
+
+				bad += lat_log2(v) != (__u32)(63 - __builtin_clzll(v));
+				bad += b && lat_log2((1ULL << b) - 1) != (__u32)(b - 1);
+			}
+		ok(bad == 0, "log2 = 63 - clz at every power of two, beside it and within (%d off)",
+		   bad);
+	}
 
 	/* percentiles against exact ones */
 	for (j = 0; j < N; j++)
