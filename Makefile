@@ -51,7 +51,8 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror 
 	-Wno-unused-function -Ivmlinux/$(ARCH) -Iinclude -Ibpf -MMD -MP
 
 SRCS := $(filter-out src/main.c,$(wildcard src/*/*.c))
-OBJS := $(SRCS:src/%.c=$(O)/src/%.o)
+# the syscall table is generated (tools/gen-syscalls.sh)
+OBJS := $(SRCS:src/%.c=$(O)/src/%.o) $(O)/syscall_table.o
 SKELS := $(BPF_OBJS:%=$(O)/%.skel.h)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(O)/tests/%.t,$(wildcard tests/unit/*.c))
 TOOLS := $(patsubst tools/%.c,$(O)/tools/%,$(wildcard tools/*.c))
@@ -78,6 +79,16 @@ $(O)/bpf/%.bpf.o: $(O)/bpf/%.tmp.bpf.o
 $(O)/%.skel.h: $(O)/bpf/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+
+# System call names from the compiler's own <asm/unistd.h> (linux-libc-dev),
+# so the loader names the calls of the architecture it is built for.
+$(O)/syscall_table.c: tools/gen-syscalls.sh | $(O)
+	$(call msg,GEN,$@)
+	$(Q)tools/gen-syscalls.sh $(CC) > $@
+
+$(O)/syscall_table.o: $(O)/syscall_table.c
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(LAT_CFLAGS) -c $< -o $@
 
 # call_0..7 differ by a cycle or two: their loops and callees start on a
 # 64-byte line each, so where the code lands does not rank them

@@ -31,6 +31,7 @@
 #include "clock.bpf.h"
 #include "hiccup.bpf.h"
 #include "fault.bpf.h"
+#include "time.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -47,8 +48,9 @@ struct task_st {
 	__u32 tid;		/* in task_slots: the owner, 0 when free */
 	struct hc_task hc;	/* the hiccup family's */
 	struct fault_task ft;	/* the fault family's */
-	__u64 _pad;		/* a cache line each: threads with adjacent tids
-				 * run on different CPUs */
+	struct time_task tm;	/* the time family's; and a cache line each:
+				 * threads with adjacent tids run on different
+				 * CPUs */
 };
 _Static_assert(sizeof(struct task_st) == 64, "one slot, one cache line");
 
@@ -133,6 +135,7 @@ static __always_inline void st_clear(struct task_st *st)
 	st->kind = ST_ONCPU;
 	__builtin_memset(&st->hc, 0, sizeof(st->hc));
 	__builtin_memset(&st->ft, 0, sizeof(st->ft));
+	__builtin_memset(&st->tm, 0, sizeof(st->tm));
 }
 
 static __always_inline struct task_st *st_get(struct task_struct *t, __u32 tid,
@@ -154,6 +157,7 @@ static __always_inline struct task_st *st_get(struct task_struct *t, __u32 tid,
 				st->kind = old->kind;
 				st->hc = old->hc;
 				st->ft = old->ft;
+				st->tm = old->tm;
 			} else {
 				st_clear(st);
 			}
@@ -170,6 +174,18 @@ static __always_inline struct task_st *st_get(struct task_struct *t, __u32 tid,
 		return st;
 	bpf_map_update_elem(&task_st_hash, &tid, &zero, BPF_NOEXIST);
 	return bpf_map_lookup_elem(&task_st_hash, &tid);
+}
+
+/* A task's record if it has one: no claim, no new storage (the time
+ * family's iterator, which must not make records for every task it sees) */
+static __always_inline struct task_st *st_find(struct task_struct *t, __u32 tid)
+{
+	__u32 idx = tid & slot_mask;
+	struct task_st *st = bpf_map_lookup_elem(&task_slots, &idx);
+
+	if (st && st->tid == tid)
+		return st;
+	return bpf_task_storage_get(&task_st, t, NULL, 0);
 }
 
 /* st_get for an event of a target: a missing record is a lost event */
@@ -236,7 +252,10 @@ static __always_inline void record(struct task_struct *t, __u32 tid, __u32 tgid,
 
 	if (!cpu || which < 0 || which >= LAT_SCHED_NR_HIST)
 		return;
-	lat_hist_record(&cpu->h[which], d);
+	/* with the time family on, its per-cause histograms are these too
+	 * (bpf/time.bpf.h): one record an episode */
+	if (!en_time)
+		lat_hist_record(&cpu->h[which], d);
 	if (per_thread && (th = thread_get(t, tid, tgid, cpu)))
 		lat_hist_record(&th->h[which], d);
 }
@@ -334,34 +353,66 @@ static __always_inline void on_switch(bool preempt, struct task_struct *prev,
 			lat_task_is_target(t, TREAD(btf, t, tgid), TREAD(btf, t, pid), btf))
 
 /* fresh: a new task (sched_wakeup_new), whose record starts clean */
+/* Whether the sched family keeps its own state of each target: without the
+ * time family, or for its per-thread histograms. With time on, time's
+ * episodes are sched's too (its histograms their sums, its switch counts
+ * sched_count()'s), so an event is timed once. */
+#define SCHED_OWN(btf) (en_sched && (!((btf) && en_time) || per_thread))
+
+/* sched's switch counts when the time family carries the episodes: what
+ * on_switch() counts; unseen: sleeps time closed with no wakeup reported */
+static __always_inline void sched_count(bool preempt, __u32 state, bool prev, __u32 unseen)
+{
+	struct lat_sched_cpu *cpu = cpu_get();
+
+	if (!cpu)
+		return;
+	if (prev && (preempt || state == 0))
+		cpu->involuntary++;
+	else if (prev)
+		cpu->voluntary++;
+	cpu->unseen += unseen;
+}
+
 static __always_inline int wakeup(struct task_struct *p, bool btf, bool fresh)
 {
 	struct task_st *st;
-	__u64 clock = 0;
+	__u64 clock = 0, ts;
 
 	if (!TARGET(btf, p) || !(st = st_need(p, TREAD(btf, p, pid), btf)))
 		return 0;
 	if (fresh)
 		st_clear(st);
-	if (en_sched)
+	ts = st->ts;
+	if (SCHED_OWN(btf))
 		on_wakeup(p, st, btf, &clock);
 	if (btf && en_hiccup)
 		hiccup_on_wakeup(p, &st->hc, &clock);
+	if (btf && en_time)
+		time_on_wakeup(p, &st->tm, &st->ts, ts, fresh, slot_mask, &clock);
 	return 0;
 }
 
+/* cast: the time family's twin that reads saved registers without a
+ * helper call (bpf/compat.bpf.h) */
 static __always_inline int do_switch(bool preempt, struct task_struct *prev,
-				     struct task_struct *next, bool btf)
+				     struct task_struct *next, bool btf, bool cast)
 {
 	bool tprev = TARGET(btf, prev), tnext = TARGET(btf, next);
 	struct task_st *sp = NULL, *sn = NULL;
-	__u64 clock = 0;
+	__u64 clock = 0, ts_prev = 0, ts_next = 0;
+	__u32 state = 0, unseen;
 
 	if (tprev)
 		sp = st_need(prev, TREAD(btf, prev, pid), btf);
 	if (tnext)
 		sn = st_need(next, TREAD(btf, next, pid), btf);
-	if (en_sched)
+	if (btf && en_time && (tprev || tnext)) {
+		ts_prev = sp ? sp->ts : 0;
+		ts_next = sn ? sn->ts : 0;
+		state = tprev ? lat_task_state_btf(prev) : 0;
+	}
+	if (SCHED_OWN(btf))
 		on_switch(preempt, prev, next, sp, sn, btf, &clock);
 	/* hiccup also runs with no target on this CPU: a waiting one's window */
 	if (btf && en_hiccup)
@@ -370,6 +421,15 @@ static __always_inline int do_switch(bool preempt, struct task_struct *prev,
 	if (btf && en_fault)
 		fault_on_switch(preempt, prev, sp ? &sp->ft : NULL, sn ? &sn->ft : NULL,
 				&clock);
+	if (btf && en_time && (tprev || tnext)) {
+		unseen = time_on_switch(preempt, state, prev, next, sp ? &sp->tm : NULL,
+					sn ? &sn->tm : NULL, sp ? &sp->ts : NULL,
+					sn ? &sn->ts : NULL, ts_prev, ts_next, cast, &clock);
+		/* tprev, not sp: a test of two pointers may compile to their
+		 * bitwise or, which the verifier refuses */
+		if (en_sched && !SCHED_OWN(btf) && (tprev || tnext))
+			sched_count(preempt, state, tprev, unseen);
+	}
 	/* prev's last switch: its slot is free for the next owner of the tid
 	 * (xchg: every write of the record above lands before the release) */
 	if (btf && sp && sp->tid && (lat_task_state_btf(prev) & TASK_DEAD))
@@ -412,6 +472,33 @@ int BPF_PROG(fault_filemap)
 	return 0;
 }
 
+/* The time family's iterator (src/families/time.c runs it at each poll):
+ * every target thread's open episode credited up to now; on its first run
+ * at the run's start, a record for each that has none (bpf/time.bpf.h). */
+SEC("iter/task")
+int time_iter(struct bpf_iter__task *ctx)
+{
+	struct task_struct *t = ctx->task;
+	struct task_st *st;
+
+	if (!t || !TARGET(true, t))
+		return 0;
+	st = time_iter_init ? st_get(t, t->pid, true) : st_find(t, t->pid);
+	if (st)
+		time_iter_task(t, &st->tm, &st->ts);
+	return 0;
+}
+
+/* The time family's (bpf/time.bpf.h): who wakes a target, in the waker's
+ * context; the sleep itself ends at sched_wakeup, as for every family. */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(sched_waking, struct task_struct *p)
+{
+	if (en_time && TARGET(true, p))
+		time_on_waking(p, slot_mask);
+	return 0;
+}
+
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(sched_wakeup, struct task_struct *p)
 {
@@ -428,7 +515,16 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
-	return do_switch(preempt, prev, next, true);
+	return do_switch(preempt, prev, next, true, false);
+}
+
+/* The same, reading saved registers without a helper call: the time
+ * family's, on kernels with bpf_rdonly_cast() (bpf/compat.bpf.h) */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(sched_switch_cast, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	return do_switch(preempt, prev, next, true, true);
 }
 
 /* The raw_tp twins serve the sched family only: hiccup needs BTF pointers. */
@@ -448,5 +544,5 @@ SEC("raw_tp/sched_switch")
 int BPF_PROG(sched_switch_raw, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
-	return do_switch(preempt, prev, next, false);
+	return do_switch(preempt, prev, next, false, false);
 }

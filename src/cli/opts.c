@@ -30,6 +30,19 @@ static void usage_opt(FILE *f, const char *name, const char *arg, const char *he
 	fprintf(f, "%s\n", h);
 }
 
+/* The first family option named like fo (the i-th family's): an option
+ * several families declare (--per-thread) is one option that sets each. */
+static const struct lat_family_opt *family_opt_first(int i, const struct lat_family_opt *fo)
+{
+	const struct lat_family_opt *o;
+
+	for (int j = 0; j <= i && lat_modules[j]; j++)
+		for (o = lat_modules[j]->options; o && o->name; o++)
+			if (!strcmp(o->name, fo->name))
+				return o;
+	return fo;
+}
+
 /* --help, with each family's and each output's options from their tables */
 void lat_usage(FILE *f)
 {
@@ -69,7 +82,8 @@ void lat_usage(FILE *f)
 "                            the target exits)\n", f);
 	for (int i = 0; lat_modules[i]; i++)
 		for (fo = lat_modules[i]->options; fo && fo->name; fo++)
-			usage_opt(f, fo->name, fo->arg, fo->help);
+			if (family_opt_first(i, fo) == fo)	/* a shared one once */
+				usage_opt(f, fo->name, fo->arg, fo->help);
 	fputs(
 "Flight recorder (off by default; --trace saves it):\n"
 "      --record [DUR]        keep the last DUR (default 10s) of the scheduling\n"
@@ -202,8 +216,9 @@ static void optset_make(struct optset *s, struct lat_opts *o)
 		     fo++) {
 			s->fam[s->nfam].family = i;
 			s->fam[s->nfam].opt = fo;
-			s->lo[n++] = (struct option){ fo->name, fo->arg ? required_argument :
-						      no_argument, 0, OPT_FAMILY + s->nfam };
+			if (family_opt_first(i, fo) == fo)
+				s->lo[n++] = (struct option){ fo->name, fo->arg ? required_argument :
+							      no_argument, 0, OPT_FAMILY + s->nfam };
 			s->nfam++;
 		}
 	}
@@ -295,9 +310,14 @@ static int take(const struct optset *s, struct lat_opts *o, int c, const char *a
 		return 0;
 	}
 	if (c >= OPT_FAMILY && c < OPT_FAMILY + s->nfam) {
-		const struct lat_family_opt *fo = s->fam[c - OPT_FAMILY].opt;
+		/* every family that declares it */
+		const char *name = s->fam[c - OPT_FAMILY].opt->name;
+		int err = 0;
 
-		return fo->set(o->cfg[s->fam[c - OPT_FAMILY].family], arg);
+		for (int i = c - OPT_FAMILY; i < s->nfam && !err; i++)
+			if (!strcmp(s->fam[i].opt->name, name))
+				err = s->fam[i].opt->set(o->cfg[s->fam[i].family], arg);
+		return err;
 	}
 	return 1;
 }

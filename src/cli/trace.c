@@ -535,6 +535,7 @@ static enum lat_status prepare(struct trace *t, int argc, char **argv)
 	 * the kernel's run-time statistics on while it runs */
 	lat_self_init(&t->self, t->o.bpf_stats || t->to_tty);
 	t->t0 = t->t_last = lat_now_ns();
+	lat_families_start(&t->fams, t->t0);
 	return open_views(t);
 }
 

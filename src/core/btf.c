@@ -3,6 +3,7 @@
  * (as biolatency's has_block_rq_issue_single_arg() does), and libbpf's own
  * words for a load that failed (btf.h). */
 #include <stdlib.h>
+#include <string.h>
 #include <bpf/btf.h>
 #include "core/btf.h"
 
@@ -33,6 +34,30 @@ int lat_btf_tracepoint_nargs(const struct btf *btf, const char *tp)
 	const struct btf_type *t = proto(btf, tp);
 
 	return t ? btf_vlen(t) : -1;
+}
+
+/* whether composite t has member, or an anonymous struct or union in it does */
+static bool has_member(const struct btf *btf, const struct btf_type *t, const char *member,
+		       int depth)
+{
+	const struct btf_member *m;
+
+	if (!t || !btf_is_composite(t) || depth > 4)
+		return false;
+	m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		if (m->name_off ? !strcmp(btf__name_by_offset(btf, m->name_off), member) :
+				  has_member(btf, btf__type_by_id(btf, m->type), member, depth + 1))
+			return true;
+	}
+	return false;
+}
+
+bool lat_btf_has_member(const struct btf *btf, const char *type, const char *member)
+{
+	int id = btf ? btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT) : -1;
+
+	return id > 0 && has_member(btf, btf__type_by_id(btf, id), member, 0);
 }
 
 /* What libbpf last said went wrong, for the messages of a failed load: its

@@ -17,5 +17,8 @@ void lat_libbpf_reset(void);
 void lat_libbpf_note(enum libbpf_print_level level, const char *fmt, va_list ap);
 const char *lat_libbpf_why(char *buf, size_t len);
 int lat_btf_tracepoint_nargs(const struct btf *btf, const char *tp);
+/* whether the kernel's struct type has a member by that name (a field a
+ * kernel may lack: what a family's mode says it goes without) */
+bool lat_btf_has_member(const struct btf *btf, const char *type, const char *member);
 
 #endif

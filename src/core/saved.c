@@ -175,15 +175,64 @@ static struct lat_hist *hist_of(struct rebuild *r, json_t *o)
 static void rebuild_value(struct rebuild *r, const char *key, json_t *v, char *path,
 			  size_t len);
 
+/* The key of a histogram of the object at path whose members are the
+ * object's own (LAT_F_INLINE: "ns": N, "count": N, ...H), or NULL */
+static const char *inline_hist(struct rebuild *r, const char *path)
+{
+	size_t l = strlen(path);
+	const char *k;
+	json_t *lay;
+
+	json_object_foreach(r->nodes, k, lay) {
+		if (strncmp(k, path, l) || k[l] != '.' || strchr(k + l + 1, '.') ||
+		    strchr(k + l + 1, '['))
+			continue;
+		if (lay_flags(lay) & LAT_F_INLINE)
+			return k + l + 1;
+	}
+	return NULL;
+}
+
+/* a member of a histogram object H (output/json.c writes these) */
+static bool hist_member(const char *k)
+{
+	static const char *const m[] = { "count", "min", "max", "sum", "overflow", "buckets" };
+
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+		if (!strcmp(k, m[i]))
+			return true;
+	for (int i = 0; i < LAT_NR_PCTS; i++)
+		if (!strcmp(k, lat_pct_names[i]))
+			return true;
+	return false;
+}
+
 static void rebuild_members(struct rebuild *r, json_t *obj, char *path, size_t len)
 {
 	size_t at = strlen(path);
-	const char *k;
+	const char *k, *ih = inline_hist(r, path);
 	json_t *v;
 
 	json_object_foreach(obj, k, v) {
 		if (at == 0 && !strcmp(k, "layout"))
 			continue;	/* about the record, not in it */
+		if (ih && hist_member(k)) {
+			/* the inline histogram, where its first member is */
+			struct lat_hist *h;
+
+			if (strcmp(k, "count"))
+				continue;
+			if (!(h = hist_of(r, obj))) {
+				r->why = "out of memory";
+				return;
+			}
+			snprintf(path + at, len - at, "%s%s", at ? "." : "", ih);
+			lat_pub_flags(lat_pub_hist(r->s, ih, lay_str(json_object_get(r->nodes, path),
+								   "title"), h, NULL),
+				      lay_flags(json_object_get(r->nodes, path)));
+			path[at] = '\0';
+			continue;
+		}
 		if (!printable(k) || strlen(k) > 64) {
 			r->why = r->why ? r->why : "a key that is not up to 64 printable ASCII bytes";
 			continue;
@@ -206,6 +255,7 @@ static void rebuild_items(struct rebuild *r, json_t *list, char *path, size_t le
 			lat_pub_item(r->s, true, true);
 			rebuild_members(r, v, path, len);
 			item_label(r, json_object_get(r->nodes, path), v);
+			lat_pub_label_members(r->s);
 			lat_pub_end(r->s);
 		} else {
 			rebuild_value(r, NULL, v, path, len);

@@ -13,7 +13,8 @@
 const struct lat_flag_name lat_layout_flags[] = {
 	{ LAT_F_TAIL, "tail" }, { LAT_F_NONZERO, "nonzero" }, { LAT_F_DROP, "drop" },
 	{ LAT_F_GAUGE, "gauge" }, { LAT_F_PROV, "prov" }, { LAT_F_BREAKDOWN, "breakdown" },
-	{ LAT_F_BRIEF, "brief" }, { 0, NULL },
+	{ LAT_F_BRIEF, "brief" }, { LAT_F_INLINE, "inline" }, { LAT_F_LABEL, "label" },
+	{ LAT_F_SHARES, "shares" }, { 0, NULL },
 };
 
 #define CHUNK (64 * 1024)
@@ -165,6 +166,22 @@ void lat_pub_label(struct lat_snap *s, const char *label, const char *value,
 	s->cur->tag = copy(s, tag ? tag : value);
 }
 
+void lat_pub_label_members(struct lat_snap *s)
+{
+	char tag[192];
+	size_t l = 0;
+
+	if (!s->cur || s->cur == &s->root)
+		return;
+	tag[0] = '\0';
+	for (const struct lat_node *c = s->cur->child; c; c = c->next)
+		if (c->kind == LAT_STR && (c->flags & LAT_F_LABEL) && l < sizeof(tag))
+			l += (size_t)snprintf(tag + l, sizeof(tag) - l, "%s%s", l ? "." : "",
+					      c->v.str);
+	if (l && l < sizeof(tag))
+		s->cur->tag = s->cur->lvalue = copy(s, tag);
+}
+
 static struct lat_node *hist(struct lat_snap *s, const char *key, const char *title,
 			     enum lat_unit unit, const struct lat_hist *run,
 			     const struct lat_hist *before)
@@ -287,6 +304,14 @@ struct lat_node *lat_pub_str(struct lat_snap *s, const char *key, const char *v)
 	n = add(s, LAT_STR, key);
 	if (n && !(n->v.str = copy(s, v)))
 		n->kind = LAT_NULL;
+	return n;
+}
+
+struct lat_node *lat_pub_str_label(struct lat_snap *s, const char *key, const char *v)
+{
+	struct lat_node *n = lat_pub_str(s, key, v);
+
+	lat_pub_flags(n, LAT_F_LABEL);
 	return n;
 }
 

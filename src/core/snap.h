@@ -40,6 +40,10 @@ enum lat_unit { LAT_UNIT_NS, LAT_UNIT_BYTES, LAT_UNIT_TICKS };
 #define LAT_F_BREAKDOWN	0x80	/* list: its items break down totals published beside it */
 #define LAT_F_PACKED	0x100	/* hist: holds packed histograms (v.hp) */
 #define LAT_F_BRIEF	0x200	/* an item's column a narrow screen keeps (output/screen.c) */
+#define LAT_F_INLINE	0x400	/* hist: its fields are its object's own (JSON: no key) */
+#define LAT_F_LABEL	0x800	/* str: one of its item's labels (state="sleeping") */
+#define LAT_F_SHARES	0x1000	/* list: its items' rank values divide a whole (shares,
+				 * a bar each: the screen's first table) */
 
 struct lat_node {
 	struct lat_node *next, *child, *last, *parent;
@@ -109,6 +113,12 @@ void lat_pub_end(struct lat_snap *s);	/* closes the object, list or item */
 /* the open item or object stands for label=value; its .hlog tag part */
 void lat_pub_label(struct lat_snap *s, const char *label, const char *value,
 		   const char *tag);
+/* a string member that is one of the open item's labels (LAT_F_LABEL) */
+struct lat_node *lat_pub_str_label(struct lat_snap *s, const char *key, const char *v);
+/* the open item is named by its label members: its tag their values
+ * joined with dots ("sleeping.futex.io"), for the sinks that name an item
+ * by one string (.hlog, the screen) */
+void lat_pub_label_members(struct lat_snap *s);
 struct lat_node *lat_pub_hist(struct lat_snap *s, const char *key, const char *title,
 			      const struct lat_hist *run, const struct lat_hist *before);
 struct lat_node *lat_pub_bytes(struct lat_snap *s, const char *key, const char *title,

@@ -47,6 +47,9 @@ struct lat_module_ops {
 	 * loading as the target's hiccups; NULL: attach does it */
 	int (*load)(void *priv);
 	int (*attach)(void *priv);	/* attach (and load, without load()) */
+	/* the run's window opens at t0 (CLOCK_MONOTONIC ns), after every
+	 * family attached: what a family counts from then on; NULL: nothing */
+	void (*start)(void *priv, __u64 t0_ns);
 	const char *(*mode)(void *priv);	/* how it attached, for provenance */
 	int (*poll)(void *priv);	/* read maps: close an interval */
 	/* what the last poll read, into the snapshot; valid until the next poll */

@@ -18,6 +18,7 @@
 	F(fault)	\
 	F(block)	\
 	F(tcp)		\
+	F(time)		\
 	F(record)	\
 	/* a new family: its line above this one */
 

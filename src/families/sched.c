@@ -13,6 +13,7 @@
 #include "core/snap.h"
 #include "families/family.h"
 #include "families/schedcore.h"
+#include "families/schedtime.h"
 #include "latbpf/sched.h"
 #include "sched.skel.h"
 
@@ -35,7 +36,7 @@ static int set_per_cpu(void *cfg, const char *arg)
 }
 
 static const struct lat_family_opt sched_options[] = {
-	{ "per-thread", NULL, "break sched histograms down per thread", set_per_thread },
+	{ "per-thread", NULL, "break sched histograms and time's causes down\nper thread", set_per_thread },
 	{ "per-cpu", NULL, "break sched histograms down per CPU", set_per_cpu },
 	{ NULL },
 };
@@ -85,6 +86,7 @@ struct sched {
 	__u64 ex_threads, ex_vol, ex_invol, ex_threads_b, ex_vol_b, ex_invol_b;
 	struct lat_sc_losses loss_now, loss_before;
 	__u64 tl_lost, tl_lost_before;	/* .bss tl_lost: armed timers not followed */
+	const struct lat_sc_slots *time;	/* the time family's, when it runs */
 	char mode[384];
 };
 
@@ -408,6 +410,23 @@ static int poll_threads(struct sched *s)
 	return 0;
 }
 
+/* With the time family on, the histograms are its causes' sums (each
+ * episode is recorded once, bpf/time.bpf.h): per CPU the runnable ones,
+ * which --per-cpu shows; the totals after the CPUs are merged. */
+static int from_time(struct sched *s)
+{
+	int err = lat_sc_slots_read(s->sc, LAT_SC_READER_SCHED, &s->time);
+
+	if (err)
+		return err;
+	for (int i = 0; i < s->run->ncpus; i++) {
+		s->cpu_now[i].h[LAT_SCHED_RUNQ] = s->time->cpu_runnable[i];
+		memset(&s->cpu_now[i].h[LAT_SCHED_SLEEP], 0, sizeof(struct lat_hist));
+		memset(&s->cpu_now[i].h[LAT_SCHED_BLOCKED], 0, sizeof(struct lat_hist));
+	}
+	return 0;
+}
+
 static int sched_poll(void *priv)
 {
 	struct sched *s = priv;
@@ -422,8 +441,13 @@ static int sched_poll(void *priv)
 		return -errno;
 	s->before = s->now;
 	memset(&s->now, 0, sizeof(s->now));
+	if (lat_sc_time_on(s->sc) && (err = from_time(s)))
+		return err;
 	for (i = 0; i < s->run->ncpus; i++)
 		cpu_merge(&s->now, &s->cpu_now[i]);
+	if (lat_sc_time_on(s->sc))
+		lat_sc_slots_states(s->time, &s->now.h[LAT_SCHED_RUNQ],
+				    &s->now.h[LAT_SCHED_SLEEP], &s->now.h[LAT_SCHED_BLOCKED]);
 	s->iv.voluntary = s->now.voluntary - s->before.voluntary;
 	s->iv.involuntary = s->now.involuntary - s->before.involuntary;
 	s->iv.unseen = s->now.unseen - s->before.unseen;

@@ -86,8 +86,10 @@ static int load(struct lat_schedcore *c, bool btf)
 		const char *sec = bpf_program__section_name(p);
 
 		/* scheduler entry points by mode; the others (interrupts,
-		 * timers) are a family's, which enables them */
-		if (strstr(sec, "/sched_"))
+		 * timers, sched_waking, the iterator and the *_cast twin of
+		 * sched_switch) are a family's, which enables them */
+		if ((strstr(sec, "/sched_switch") || strstr(sec, "/sched_wakeup")) &&
+		    !strstr(bpf_program__name(p), "_cast"))
 			bpf_program__set_autoload(p, strncmp(sec, "raw_tp/", 7) ? btf : !btf);
 		else
 			bpf_program__set_autoload(p, false);
@@ -157,6 +159,8 @@ void lat_schedcore_leave(struct lat_schedcore *c)
 {
 	if (--c->users > 0)
 		return;
+	if (c->slots_free)
+		c->slots_free(c);
 	sched_bpf__destroy(c->skel);
 	c->skel = NULL;
 }

@@ -33,6 +33,9 @@ struct lat_schedcore {
 	int err;	/* their result */
 	bool btf;	/* tp_btf programs loaded (else raw_tp twins) */
 	char why[256];	/* why the tp_btf programs did not load, in the kernel's words */
+	struct lat_sc_slots *slots;	/* the time family's slots, read once a poll
+					 * for sched and time (schedtime.h) */
+	void (*slots_free)(struct lat_schedcore *c);	/* theirs, set with them */
 };
 
 int lat_schedcore_join(struct lat_schedcore *c, lat_schedcore_cfg cfg, void *priv);

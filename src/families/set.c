@@ -74,6 +74,13 @@ int lat_families_attach(struct lat_families *fs, const struct lat_run *run, unsi
 	return first_err;
 }
 
+void lat_families_start(struct lat_families *fs, __u64 t0_ns)
+{
+	for (int i = 0; i < fs->n; i++)
+		if (fs->m[i].ops->start)
+			fs->m[i].ops->start(fs->m[i].priv, t0_ns);
+}
+
 int lat_families_poll(struct lat_families *fs)
 {
 	int err;

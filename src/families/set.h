@@ -33,6 +33,8 @@ typedef void (*lat_family_said)(void *ctx, const char *family, const char *statu
 int lat_families_attach(struct lat_families *fs, const struct lat_run *run, unsigned mask,
 			const unsigned char (*cfg)[LAT_FAMILY_CFG], lat_family_said said,
 			void *ctx);
+/* the run's window opens at t0: every family that counts from it is told */
+void lat_families_start(struct lat_families *fs, __u64 t0_ns);
 /* every family reads its maps: 0, or the first failure (said) */
 int lat_families_poll(struct lat_families *fs);
 void lat_families_publish(struct lat_families *fs, struct lat_snap *s);

@@ -33,8 +33,9 @@ void lat_snap_walk(const struct lat_node *n, struct lat_emit *e)
 		iv = malloc(2 * sizeof(*iv));	/* the interval; a packed run */
 		if (!iv)
 			break;
-		(n->unit == LAT_UNIT_BYTES ? e->ops->bytes : e->ops->hist)(
-			e, n->key, n->title, lat_node_iv(n, iv), lat_node_run(n, iv + 1));
+		(n->unit == LAT_UNIT_BYTES ? e->ops->bytes :
+		 (n->flags & LAT_F_INLINE) && e->ops->hist_inline ? e->ops->hist_inline :
+		 e->ops->hist)(e, n->key, n->title, lat_node_iv(n, iv), lat_node_run(n, iv + 1));
 		free(iv);
 		break;
 	case LAT_COUNT:

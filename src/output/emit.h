@@ -32,6 +32,10 @@ struct lat_emit_ops {
 	void (*boolean)(struct lat_emit *e, const char *key, bool v);
 	void (*null)(struct lat_emit *e, const char *key);
 	void (*str)(struct lat_emit *e, const char *key, const char *untrusted);
+	/* a histogram whose fields are its object's own (LAT_F_INLINE); NULL:
+	 * the renderer takes it as any other */
+	void (*hist_inline)(struct lat_emit *e, const char *key, const char *title,
+			    const struct lat_hist *iv, const struct lat_hist *run);
 };
 struct lat_emit {
 	const struct lat_emit_ops *ops;

@@ -104,6 +104,38 @@ static struct series *series_get(struct page *p, const char *name, const char *l
 	return v;
 }
 
+/* whether a layout entry has the flag (json.c writes them by name) */
+static bool has_flag(json_t *lay, const char *flag)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(json_object_get(lay, "flags"), i, v)
+		if (json_is_string(v) && !strcmp(json_string_value(v), flag))
+			return true;
+	return false;
+}
+
+/* An item named by its label members (the layout flags them: state and
+ * cause of a time cause), their values joined with dots; false if none */
+static bool label_name(char *b, size_t n, json_t *nodes, const char *ipath, json_t *item)
+{
+	char path[512];
+	size_t l = 0;
+	const char *k;
+	json_t *v;
+
+	b[0] = '\0';
+	json_object_foreach(item, k, v) {
+		snprintf(path, sizeof(path), "%s.%s", ipath, k);
+		if (json_is_string(v) && has_flag(json_object_get(nodes, path), "label") &&
+		    l < n)
+			l += (size_t)snprintf(b + l, n - l, "%s%s", l ? "." : "",
+					      json_string_value(v));
+	}
+	return l > 0;
+}
+
 /* A list item's name: its first member's value (device, cpu, tid), else
  * its index */
 static void item_name(char *b, size_t n, json_t *item, size_t idx)
@@ -128,14 +160,16 @@ static void item_name(char *b, size_t n, json_t *item, size_t idx)
 /* The list's item i when the page shows it (an object, one of the first
  * MAX_ITEMS: thousands of threads show the first ones, in the run's order),
  * its name written as "[name]" at name + an; else NULL */
-static json_t *shown_item(json_t *list, size_t i, char *name, size_t an, size_t len)
+static json_t *shown_item(const struct page *p, json_t *list, size_t i, char *name,
+			  size_t an, size_t len, const char *ipath)
 {
 	json_t *c = json_array_get(list, i);
-	char item[64];
+	char item[96];
 
 	if (i >= MAX_ITEMS || !json_is_object(c))
 		return NULL;
-	item_name(item, sizeof(item), c, i);
+	if (!label_name(item, sizeof(item), p->r->nodes, ipath, c))
+		item_name(item, sizeof(item), c, i);
 	snprintf(name + an, len - an, "[%s]", item);
 	return c;
 }
@@ -166,9 +200,9 @@ static void collect(struct page *p, json_t *v, char *name, char *lpath, size_t l
 		}
 	} else if (json_is_array(v)) {
 		for (i = 0; i < json_array_size(v); i++) {
-			if (!(c = shown_item(v, i, name, an, len)))
-				continue;
 			snprintf(lpath + al, len - al, "[]");
+			if (!(c = shown_item(p, v, i, name, an, len, lpath)))
+				continue;
 			collect(p, c, name, lpath, len, rec);
 		}
 	}
@@ -318,6 +352,125 @@ static void heatmap(struct page *p, const struct series *s, bool bytes)
 		p->t[n - 1]);
 }
 
+/* the value at a dotted path of objects ("time.causes") in a record */
+static json_t *at_path(json_t *rec, const char *path)
+{
+	char buf[256], *tok, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (tok = strtok_r(buf, ".", &save); tok && rec; tok = strtok_r(NULL, ".", &save))
+		rec = json_object_get(rec, tok);
+	return rec;
+}
+
+#define SHARE_BANDS 8	/* the largest items over the run; the rest as other */
+
+/*
+ * A list whose items divide a whole (flag "shares": the time family's
+ * causes) as a stacked chart: each interval's items as shares of its
+ * total, the run's largest SHARE_BANDS as bands, the rest as "other".
+ */
+static void shares_chart(struct page *p, const char *path, json_t *lay)
+{
+	static const char *const colour[SHARE_BANDS + 1] = {
+		"#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02",
+		"#a6761d", "#1f78b4", "#999999" };
+	const char *rank = json_string_value(json_object_get(lay, "rank"));
+	const int H = 260, top = 20, bot = 40;
+	char names[SHARE_BANDS][96], nm[96], ipath[300];
+	double tmax = 0, *v, *tot;
+	size_t nb = 0, i, b, n = p->r->n_iv;
+	json_t *list, *it;
+
+	if (!rank || !n)
+		return;
+	snprintf(ipath, sizeof(ipath), "%s[]", path);
+	/* the bands: the final record's first items (ranked by the run) */
+	list = at_path(p->r->final, path);
+	json_array_foreach(list, i, it) {
+		if (nb == SHARE_BANDS)
+			break;
+		if (label_name(names[nb], sizeof(names[nb]), p->r->nodes, ipath, it) ||
+		    (item_name(names[nb], sizeof(names[nb]), it, i), 1))
+			nb++;
+	}
+	v = calloc((nb + 1) * n, sizeof(*v));
+	tot = calloc(n, sizeof(*tot));
+	if (!v || !tot) {
+		free(v);
+		free(tot);
+		return;
+	}
+	for (size_t r = 0; r < n; r++) {
+		tmax = p->t[r] > tmax ? p->t[r] : tmax;
+		json_array_foreach(at_path(p->r->iv[r], path), i, it) {
+			double x = json_number_value(json_object_get(it, rank));
+
+			if (!label_name(nm, sizeof(nm), p->r->nodes, ipath, it))
+				item_name(nm, sizeof(nm), it, i);
+			for (b = 0; b < nb && strcmp(nm, names[b]); b++)
+				;
+			v[b * n + r] += x;	/* b == nb: other */
+			tot[r] += x;
+		}
+	}
+	tmax = tmax > 0 ? tmax : 1;
+	fputs("<section class=\"shares\"><h3 class=\"path\">", p->f);
+	esc(p->f, path);
+	fputs(": shares over time</h3>\n", p->f);
+#define X(t) (PL + (t) / tmax * (W - PL - PR))
+#define Y(f) (top + (1 - (f)) * (H - top - bot))
+	fprintf(p->f, "<svg class=\"stack\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+		"role=\"img\"><rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n",
+		W, H, W, H);
+	for (int k = 0; k <= 4; k++)
+		fprintf(p->f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%d%%</text>"
+			"<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.1f s</text>\n",
+			PL - 4, Y(k / 4.0) + 4, 25 * k, X(tmax * k / 4), H - bot + 16, tmax * k / 4);
+	/* each band a polygon between the shares below it and with it */
+	for (b = 0; b <= nb; b++) {
+		fprintf(p->f, "<polygon fill=\"%s\" fill-opacity=\"0.85\" points=\"",
+			colour[b < SHARE_BANDS ? b : SHARE_BANDS]);
+		for (size_t r = 0; r < n; r++) {
+			double below = 0;
+
+			for (size_t c = 0; c <= b; c++)
+				below += tot[r] > 0 ? v[c * n + r] / tot[r] : 0;
+			fprintf(p->f, "%.1f,%.1f ", X(p->t[r]), Y(below));
+		}
+		for (size_t r = n; r-- > 0;) {
+			double below = 0;
+
+			for (size_t c = 0; c < b; c++)
+				below += tot[r] > 0 ? v[c * n + r] / tot[r] : 0;
+			fprintf(p->f, "%.1f,%.1f ", X(p->t[r]), Y(below));
+		}
+		fputs("\"/>\n", p->f);
+	}
+	fputs("</svg><p>", p->f);
+	for (b = 0; b <= nb; b++) {
+		fprintf(p->f, "<span style=\"color:%s\">&#9632;</span> ",
+			colour[b < SHARE_BANDS ? b : SHARE_BANDS]);
+		esc(p->f, b < nb ? names[b] : "other");
+		fputs(b < nb ? " &nbsp; " : "", p->f);
+	}
+	fputs("</p></section>\n", p->f);
+#undef X
+#undef Y
+	free(v);
+	free(tot);
+}
+
+static void shares(struct page *p)
+{
+	const char *k;
+	json_t *lay;
+
+	json_object_foreach(p->r->nodes, k, lay)
+		if (!strchr(k, '[') && has_flag(lay, "shares"))
+			shares_chart(p, k, lay);
+}
+
 static void histograms(struct page *p)
 {
 	fputs("<h2>Histograms</h2>\n", p->f);
@@ -439,7 +592,7 @@ static void tables(struct page *p, json_t *v, char *name, size_t len)
 		if (json_is_object(json_array_get(v, 0)))
 			table(p, name, v);
 		for (i = 0; i < json_array_size(v); i++)
-			if ((c = shown_item(v, i, name, an, len)))
+			if ((c = shown_item(p, v, i, name, an, len, "")))
 				tables(p, c, name, len);
 	} else if (json_is_object(v) && !json_object_get(v, "buckets")) {
 		json_object_foreach(v, k, c) {
@@ -550,6 +703,7 @@ int lat_report_html(FILE *f, const struct lat_saved_run *r)
 	esc(f, r->path);
 	fputs("</h1>\n", f);
 	provenance(&p);
+	shares(&p);
 	histograms(&p);
 	fputs("<h2>Tables</h2>\n", f);
 	json_object_foreach(r->final, k, v) {

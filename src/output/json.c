@@ -76,14 +76,14 @@ static void list_end(struct lat_emit *e)
 	pop(J(e), ']');
 }
 
-/* One histogram object H (DESIGN.md), in the histogram's own unit */
-void lat_json_hist(FILE *f, const struct lat_hist *h)
+/* The members of a histogram object H (DESIGN.md), in its own unit */
+static void hist_members(FILE *f, const struct lat_hist *h)
 {
 	bool first = true;
 	__u32 i;
 	int p;
 
-	fprintf(f, "{\"count\":%llu,\"min\":%llu,\"max\":%llu,\"sum\":%llu",
+	fprintf(f, "\"count\":%llu,\"min\":%llu,\"max\":%llu,\"sum\":%llu",
 		(unsigned long long)h->count, (unsigned long long)h->min,
 		(unsigned long long)h->max, (unsigned long long)h->sum);
 	for (p = 0; p < LAT_NR_PCTS; p++)
@@ -101,7 +101,15 @@ void lat_json_hist(FILE *f, const struct lat_hist *h)
 			(unsigned long long)h->slots[i]);
 		first = false;
 	}
-	fputs("]}", f);
+	fputc(']', f);
+}
+
+/* One histogram object H (DESIGN.md), in the histogram's own unit */
+void lat_json_hist(FILE *f, const struct lat_hist *h)
+{
+	fputc('{', f);
+	hist_members(f, h);
+	fputc('}', f);
 }
 
 static void hist(struct lat_emit *e, const char *k, const char *title,
@@ -109,6 +117,14 @@ static void hist(struct lat_emit *e, const char *k, const char *title,
 {
 	key(J(e), k);
 	lat_json_hist(J(e)->f, e->final ? run : iv);
+}
+
+/* H's members in the object that holds it ("ns": N, "count": N, ...H) */
+static void hist_inline(struct lat_emit *e, const char *k, const char *title,
+			const struct lat_hist *iv, const struct lat_hist *run)
+{
+	key(J(e), NULL);
+	hist_members(J(e)->f, e->final ? run : iv);
 }
 
 static void count(struct lat_emit *e, const char *k, __u64 iv, __u64 run)
@@ -165,7 +181,7 @@ static const struct lat_emit_ops json_ops = {
 	.obj_begin = obj_begin, .obj_end = obj_end,
 	.list_begin = list_begin, .list_end = list_end,
 	.hist = hist, .bytes = hist, .count = count, .dur = dur, .num = num, .ids = ids,
-	.real = real, .boolean = boolean, .null = null, .str = str,
+	.real = real, .boolean = boolean, .null = null, .str = str, .hist_inline = hist_inline,
 };
 
 /*

@@ -105,6 +105,23 @@ static void name_part(char *buf, size_t len, const char *seg)
 	buf[l] = '\0';
 }
 
+/* An item's string members flagged LAT_F_LABEL as labels (state="sleeping",
+ * cause="futex"); false when it has none */
+static bool label_members(FILE *lf, const struct lat_node *item)
+{
+	bool any = false;
+
+	for (const struct lat_node *c = item->child; c; c = c->next) {
+		if (c->kind != LAT_STR || !(c->flags & LAT_F_LABEL))
+			continue;
+		fprintf(lf, "%s%s=\"", ftell(lf) ? "," : "", c->key);
+		esc(lf, c->v.str, true);
+		fputc('"', lf);
+		any = true;
+	}
+	return any;
+}
+
 /* Name and labels of node n: path keys joined, label objects and items as
  * labels. False when an item on the way has no label (events, intruders). */
 static bool naming(struct expo *x, const struct lat_node *n, const char *key, char *name,
@@ -132,7 +149,7 @@ static bool naming(struct expo *x, const struct lat_node *n, const char *key, ch
 				name_part(name, nlen, p->key);
 			continue;
 		}
-		if (item && !p->label)
+		if (item && !p->label && !label_members(*lf, p))
 			return false;
 		if (p->label) {
 			fprintf(*lf, "%s%s=\"", ftell(*lf) ? "," : "", p->label);
@@ -140,10 +157,13 @@ static bool naming(struct expo *x, const struct lat_node *n, const char *key, ch
 			fputc('"', *lf);
 			continue;
 		}
+		if (item)
+			continue;	/* named by its label members */
+		/* a metric part stands in for the key; an empty one is none */
 		if (depth == 0)
 			name_part(name, nlen, p->metric ? p->metric : key);
-		else
-			name_part(name, nlen, p->key);
+		else if (!p->metric || p->metric[0])
+			name_part(name, nlen, p->metric ? p->metric : p->key);
 	}
 	fflush(*lf);
 	return true;

@@ -61,7 +61,7 @@ struct scr {
 	int fam;		/* the family being walked */
 	struct hrow *h;
 	int nh, caph, namew;
-	struct sect hist, counters;
+	struct sect hist, counters, shares;
 	struct sect *tabs;
 	int ntabs;
 };
@@ -284,6 +284,8 @@ void lat_screen_hist_name(char *buf, size_t len, const struct lat_node *n)
 
 		if (x->tag || x->lvalue)
 			lat_term_str(part, sizeof(part), x->tag ? x->tag : x->lvalue);
+		else if (x == n && (x->flags & LAT_F_INLINE))
+			continue;	/* its item's own: the item names it */
 		else if (x == n)
 			short_title(part, sizeof(part), x);
 		else if (x->key && x->kind != LAT_LIST)
@@ -757,10 +759,137 @@ static bool is_table(const struct lat_node *n)
 static void walk_tables(struct scr *x, const struct lat_node *n, const char *fam)
 {
 	for (const struct lat_node *c = n->child; c; c = c->next) {
+		if (c->kind == LAT_LIST && (c->flags & LAT_F_SHARES))
+			continue;	/* the shares table has it */
 		if ((c->kind == LAT_LIST || c->kind == LAT_OBJ) && is_table(c))
 			table(x, c, fam);
 		else if (c->kind == LAT_OBJ)
 			walk_tables(x, c, fam);
+	}
+}
+
+/* ---- shares ---- */
+
+/* an item's name: its label members (or its tag), spaced */
+static void item_name(char *b, size_t n, const struct lat_node *item)
+{
+	size_t l = 0;
+	char v[64];
+
+	b[0] = '\0';
+	for (const struct lat_node *c = item->child; c; c = c->next)
+		if (c->kind == LAT_STR && (c->flags & LAT_F_LABEL)) {
+			lat_term_str(v, sizeof(v), c->v.str ? c->v.str : "");
+			cat(b, n, &l, "%s%s", l ? " " : "", v);
+		}
+	if (!l)
+		lat_term_str(b, n, item->tag ? item->tag : item->lvalue ? item->lvalue : "");
+}
+
+static __u64 share_of(const struct scr *x, const struct lat_node *list,
+		      const struct lat_node *item)
+{
+	const struct lat_node *r = list->rank ? lat_snap_find(item, list->rank) : NULL;
+
+	if (!r || (r->kind != LAT_DUR && r->kind != LAT_COUNT))
+		return 0;
+	return x->o->run ? r->v.c.run : r->v.c.iv;
+}
+
+/* a bar of w cells for frac of the whole: eighths in Unicode */
+static void share_bar(char *b, size_t n, double frac, int w, bool utf8)
+{
+	static const char *const part[8] = { "", "▏", "▎", "▍", "▌", "▋", "▊", "▉" };
+	int eighths = (int)(frac * w * 8 + 0.5);
+	size_t l = 0;
+
+	b[0] = '\0';
+	for (int i = 0; i < eighths / 8; i++)
+		cat(b, n, &l, "%s", utf8 ? "█" : "#");
+	if (utf8 && eighths % 8)
+		cat(b, n, &l, "%s", part[eighths % 8]);
+}
+
+/*
+ * A list whose items divide a whole (LAT_F_SHARES: the time family's
+ * causes): one line per item holding at least 0.5 %, its share, value and
+ * a bar, and its ranked sublist's first (the top waker); the rest as one
+ * "other" line. Every screen's first table.
+ */
+#define SHARE_MIN 0.005
+static void shares_table(struct scr *x, const struct lat_node *list, const char *fam)
+{
+	const struct lat_node **items;
+	int k = lat_snap_items(list, x->o->run, 0, &items), namew = 12, W = x->o->cols, barw;
+	__u64 whole = 0, other = 0;
+	int nother = 0, topw = 0;
+	char name[96], t[96], v[32], top[CELL_MAX_W * 4], bar[256];
+
+	if (k <= 0) {
+		if (k == 0)
+			free(items);
+		return;
+	}
+	for (int i = 0; i < k; i++) {
+		whole += share_of(x, list, items[i]);
+		item_name(name, sizeof(name), items[i]);
+		namew = (int)strlen(name) > namew ? (int)strlen(name) : namew;
+	}
+	namew = namew > NAME_MAX_W ? NAME_MAX_W : namew;
+	/* the top of a ranked sublist (who woke it) when the width allows */
+	for (int i = 0; i < k; i++)
+		for (const struct lat_node *c = items[i]->child; c; c = c->next)
+			if (c->kind == LAT_LIST && c->rank)
+				topw = 24;
+	if (2 + namew + 20 + topw + 10 > W)
+		topw = 0;
+	barw = W - (2 + namew + 20 + (topw ? topw + 2 : 0)) - 2;
+	barw = barw > 40 ? 40 : barw < 0 ? 0 : barw;
+	short_title(t, sizeof(t), list);
+	lat_fmt_ns(v, sizeof(v), whole);
+	add(&x->shares, W, "%s %s (of %s)", fam, t, v);
+	x->shares.head = 1;
+	for (int i = 0; i < k; i++) {
+		__u64 val = share_of(x, list, items[i]);
+		double frac = whole ? (double)val / (double)whole : 0;
+
+		if (frac < SHARE_MIN) {
+			other += val;
+			nother++;
+			continue;
+		}
+		item_name(name, sizeof(name), items[i]);
+		lat_fmt_ns(v, sizeof(v), val);
+		share_bar(bar, sizeof(bar), frac, barw, x->o->utf8);
+		top[0] = '\0';
+		for (const struct lat_node *c = items[i]->child; topw && c; c = c->next)
+			if (c->kind == LAT_LIST && c->rank && c->child) {
+				top_cell(top, sizeof(top), x, c);
+				cut(top, topw);
+			}
+		add(&x->shares, W, "  %-*.*s %6.1f%% %9s  %-*s%s%s", namew, namew, name,
+		    100.0 * frac, v, barw, bar, top[0] ? "  " : "", top);
+	}
+	if (nother) {
+		char o[32];
+
+		snprintf(o, sizeof(o), "other (%d)", nother);
+		lat_fmt_ns(v, sizeof(v), other);
+		share_bar(bar, sizeof(bar), whole ? (double)other / (double)whole : 0, barw,
+			  x->o->utf8);
+		add(&x->shares, W, "  %-*.*s %6.1f%% %9s  %s", namew, namew, o,
+		    whole ? 100.0 * (double)other / (double)whole : 0, v, bar);
+	}
+	free(items);
+}
+
+static void walk_shares(struct scr *x, const struct lat_node *n, const char *fam)
+{
+	for (const struct lat_node *c = n->child; c; c = c->next) {
+		if (c->kind == LAT_LIST && (c->flags & LAT_F_SHARES))
+			shares_table(x, c, fam);
+		else if (c->kind == LAT_OBJ)
+			walk_shares(x, c, fam);
 	}
 }
 
@@ -946,6 +1075,15 @@ static void fit(FILE *f, struct scr *x, int avail)
 	int mins = 0, give, cols = x->o->cols;
 	bool *pick = NULL;
 
+	/* the shares first (their title and two lines at least), within a
+	 * quarter of the window: the families' lines below must fit too */
+	if (x->shares.n) {
+		int k = x->shares.n < avail / 4 ? x->shares.n : avail / 4;
+
+		k = k < 3 ? 3 : k;
+		put_sect(f, &x->shares, k, cols, NULL);
+		avail -= k < x->shares.n ? k : x->shares.n;
+	}
 	/* the tables' least: title, column heads and one row each */
 	for (int i = 0; i < x->ntabs; i++)
 		mins += x->tabs[i].n < 3 ? x->tabs[i].n : 3;
@@ -1046,12 +1184,17 @@ void lat_screen_render(FILE *f, const struct lat_snap *s, const struct lat_prove
 				table(&x, fam[i], "");
 			continue;
 		}
+		walk_shares(&x, fam[i], fam[i]->key);
 		counters_of(&x, fam[i], fam[i]->key);
 		walk_tables(&x, fam[i], fam[i]->key);
 	}
 	if (o->rows) {
 		fit(f, &x, o->rows - 1 - hrows);
 	} else {
+		if (x.shares.n) {
+			put_sect(f, &x.shares, -1, o->cols, NULL);
+			fputc('\n', f);
+		}
 		put_sect(f, &x.hist, -1, o->cols, NULL);
 		if (x.counters.n)
 			fputc('\n', f);
@@ -1062,6 +1205,7 @@ void lat_screen_render(FILE *f, const struct lat_snap *s, const struct lat_prove
 		}
 	}
 	sect_free(&x.hist);
+	sect_free(&x.shares);
 	sect_free(&x.counters);
 	for (int i = 0; i < x.ntabs; i++)
 		sect_free(&x.tabs[i]);

@@ -25,11 +25,17 @@ nlines=$(grep -c '^Tag=' "$T/h.hlog")
 check "one line per histogram per interval ($nlines lines)" num_le 24 "$nlines"
 
 # The JSON histogram a tag names (DESIGN.md: JSON path, items by their key)
-JQ_HIST='def hist($t): ($t | split(".")) as $p |
+# time's causes are named by their labels: state, cause, reason (its
+# histogram's members are the item's own)
+JQ_HIST='def cause($q): .causes[] | select(.state == $q[0] and (.cause // "") == ($q[1] // "") and
+		(.reason // "") == ($q[2] // ""));
+def hist($t): ($t | split(".")) as $p |
 	if $p[0] == "sched" and $p[1] == "thread" then .sched.threads[] | select(.tid == ($p[2] | tonumber)) | .[$p[3]]
 	elif $p[0] == "sched" and ($p[1] | test("^cpu[0-9]+$")) then .sched.cpus[] | select(.cpu == ($p[1][3:] | tonumber)) | .[$p[2]]
 	elif $p[0] == "hiccup" then .hiccup.cpus[] | select(.cpu == ($p[1][3:] | tonumber)) | (if ($p | length) == 2 then .hist else .[$p[2]] end)
 	elif $p[0] == "block" then .block.devices[] | select(.name == $p[1]) | .[$p[2]][$p[3]]
+	elif $p[0] == "time" and $p[1] == "thread" then .time.per_thread[] | select(.tid == ($p[2] | tonumber)) | .time | cause($p[4:])
+	elif $p[0] == "time" then .time | cause($p[1:])
 	else getpath($p) end;'
 
 # compare READER: every tag's count exact, p50/p99/max within one slot

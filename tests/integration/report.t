@@ -36,10 +36,13 @@ check "no console errors" bash -c "! grep -E 'Uncaught|CONSOLE.*(ERROR|error)|:E
 check "nothing fetched: no script, link, img or url() in the page" \
 	bash -c "! grep -Eiq '<script|<link|<img|url\\(|https?://' '$T/out.html'"
 # every histogram of any record, named as the page names them: array items
-# by their first member's value (device, cpu), then the path
-jq -r 'def name(p): reduce range(0; p|length) as $i ({o: ., s: ""};
+# by their first member's value (device, cpu), or, time's causes, by their
+# labels (state, cause, reason: sleeping.futex), then the path
+jq -r 'def iname: if has("state") then [.state, .cause, .reason] | map(select(. != null)) | join(".")
+		else to_entries[0].value | tostring end;
+	def name(p): reduce range(0; p|length) as $i ({o: ., s: ""};
 	(p[$i]) as $k | if ($k|type) == "number" then
-		{o: .o[$k], s: (.s + "[" + ((.o[$k]|to_entries[0].value)|tostring) + "]")}
+		{o: .o[$k], s: (.s + "[" + (.o[$k] | iname) + "]")}
 	else {o: .o[$k], s: (.s + (if .s == "" then "" else "." end) + $k)} end) | .s;
 	. as $r | [paths(type == "object" and has("buckets"))] | .[] | select(.[0] != "layout") as $p | $r | name($p)' \
 	"$T/run.json" | sort -u >"$T/paths"
