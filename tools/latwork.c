@@ -51,6 +51,22 @@
  *       O_DIRECT read of F (--file), one connect and 64-byte round trip to
  *       127.0.0.1:P (--port, e.g. a tcpserver), sleeps 1 ms and exits;
  *       prints "threads=<n> ios=<n> connects=<n>".
+ *   latwork [common] futexwait --count N --sleep DUR
+ *       a waiter thread waits N times on a futex (FUTEX_WAIT_PRIVATE) that a
+ *       releaser thread wakes DUR after each wait began (clock_nanosleep,
+ *       then FUTEX_WAKE_PRIVATE). The main thread waits for them in
+ *       clock_nanosleep, not in a futex. Prints "waits=<n> waiter=<tid>
+ *       waker=<tid>".
+ *   latwork [common] mixed  --for DUR [--sleep DUR] [--file PATH]
+ *       one thread of each kind for DUR: spin (busy), sleep (clock_nanosleep
+ *       DUR in a loop), futex (waits on a futex woken DUR later by a fifth
+ *       thread, waker), dio (a 4 KiB O_DIRECT read of PATH, then a sleep
+ *       of DUR, in a loop, with --file).
+ *       With --cpu all on one CPU, so they also wait for it. When all are
+ *       done each thread parks (a futex wait the process's end breaks) and
+ *       the process prints "spin=<tid> sleep=<tid> futex=<tid> waker=<tid>
+ *       dio=<tid> ios=<n> done": their schedstat and taskstats can be read
+ *       then, whole lives. Use --linger to keep them there.
  *   latwork [common] touch  --count N
  *       maps N fresh anonymous pages (no transparent huge pages) and writes
  *       one byte to each: N page faults. Prints "touched=<n>".
@@ -73,6 +89,13 @@
  *   --wait         start only on SIGUSR1 (after printing "ready <pid>")
  *   --linger       after finishing, wait for SIGTERM/SIGINT (max 60 s)
  *   --comm NAME    set the process name (any bytes, for escaping tests)
+ *   --timerslack NS  the timer slack of every thread (PR_SET_TIMERSLACK,
+ *                  inherited by those it creates): sleeps as long as asked
+ *   --batch        every thread SCHED_BATCH (inherited): a wakeup never
+ *                  preempts, the tick does; the kernel's own run and wait
+ *                  times (schedstat) are then exact, where a wakeup
+ *                  preemption skips the clock update of the switch it
+ *                  causes and shifts the time between the two tasks
  *   --rate R       tcp, dio: at most R round trips or I/Os a second
  *                  (absolute schedule; a late one does not wait)
  */
@@ -103,7 +126,7 @@
 
 static long long sleep_ns = 1000000, count = -1, for_ns = 1000000000LL;
 static long long period_ns = 100000000, burst_ns = 5000000, spawn_after_ns, sleep_max_ns;
-static int cpu = -1, nthreads = 1, fifo, for_set;
+static int cpu = -1, nthreads = 1, fifo, batch, for_set;
 static double rate;
 static volatile long long total_sleeps, total_nvcsw, total_nivcsw;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -430,6 +453,167 @@ static int run_dio(void)
 	return 0;
 }
 
+/* futexwait and mixed: a waiter and its releaser */
+static volatile int fx_seq, fx_stop;
+static volatile long long fx_waits;
+static long fx_waiter_tid, fx_waker_tid;
+
+static long fx_futex(volatile int *uaddr, int op, int val, const struct timespec *t)
+{
+	return syscall(SYS_futex, uaddr, op, val, t, NULL, 0);
+}
+
+static void *fx_waiter(void *arg)
+{
+	long long end = *(long long *)arg, i;
+
+	fx_waiter_tid = syscall(SYS_gettid);
+	for (i = 0; i < count && (!end || now_ns() < end); i++) {
+		int v = fx_seq;
+
+		while (fx_seq == v && !fx_stop)
+			fx_futex(&fx_seq, FUTEX_WAIT_PRIVATE, v, NULL);
+		if (fx_stop)
+			break;
+		fx_waits++;
+	}
+	fx_stop = 1;
+	return arg;
+}
+
+/* wakes the waiter DUR after each of its waits began */
+static void *fx_releaser(void *arg)
+{
+	struct timespec ts = { sleep_ns / 1000000000LL, sleep_ns % 1000000000LL };
+
+	fx_waker_tid = syscall(SYS_gettid);
+	while (!fx_stop) {
+		clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+		__sync_fetch_and_add(&fx_seq, 1);
+		fx_futex(&fx_seq, FUTEX_WAKE_PRIVATE, 1, NULL);
+	}
+	return arg;
+}
+
+/* the main thread waits for flag in clock_nanosleep, so no futex is its */
+static void nap_until(volatile int *flag, int want)
+{
+	struct timespec ms = { 0, 1000000 };
+
+	while (*flag < want)
+		clock_nanosleep(CLOCK_MONOTONIC, 0, &ms, NULL);
+}
+
+static int run_futexwait(void)
+{
+	long long end = for_set ? now_ns() + for_ns : 0;
+	pthread_t w, r;
+
+	pthread_create(&w, NULL, fx_waiter, &end);
+	pthread_create(&r, NULL, fx_releaser, NULL);
+	nap_until(&fx_stop, 1);
+	/* the releaser's last sleep ends by itself */
+	pthread_join(w, NULL);
+	pthread_join(r, NULL);
+	printf("waits=%lld waiter=%ld waker=%ld\n", fx_waits, fx_waiter_tid, fx_waker_tid);
+	return fx_waits == count ? 0 : 1;
+}
+
+static long long mx_end;
+static volatile int mx_done;
+static volatile int mx_park;
+static long mx_tid[3];	/* spin, sleep, dio */
+static volatile long long mx_ios;
+
+/* a thread whose work is done waits, counted, until the process ends */
+static void park(void)
+{
+	struct timespec limit = { 120, 0 };
+
+	__sync_fetch_and_add(&mx_done, 1);
+	fx_futex(&mx_park, FUTEX_WAIT_PRIVATE, 0, &limit);
+}
+
+static void *mx_spin(void *arg)
+{
+	pin();
+	mx_tid[0] = syscall(SYS_gettid);
+	spin_until(mx_end);
+	park();
+	return arg;
+}
+
+static void *mx_sleep(void *arg)
+{
+	struct timespec ts = { sleep_ns / 1000000000LL, sleep_ns % 1000000000LL };
+
+	pin();
+	mx_tid[1] = syscall(SYS_gettid);
+	while (now_ns() < mx_end)
+		clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+	park();
+	return arg;
+}
+
+static void *mx_dio(void *arg)
+{
+	struct timespec ts = { sleep_ns / 1000000000LL, sleep_ns % 1000000000LL };
+	off_t blocks = 0;
+	void *buf = NULL;
+	int fd;
+
+	pin();
+	mx_tid[2] = syscall(SYS_gettid);
+	fd = dio_path ? open(dio_path, O_RDONLY | O_DIRECT) : -1;
+	if (fd >= 0)
+		blocks = lseek(fd, 0, SEEK_END) / 4096;
+	/* one read every DUR: as many reads (and wakeups) whether the disk
+	 * serves them in 20 us or in 4 ms */
+	if (fd >= 0 && blocks > 0 && !posix_memalign(&buf, 4096, 4096))
+		while (now_ns() < mx_end) {
+			if (pread(fd, buf, 4096, (off_t)(random() % blocks) * 4096) == 4096)
+				mx_ios++;
+			clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+		}
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	park();
+	return arg;
+}
+
+static void *mx_futex(void *arg)
+{
+	pin();
+	fx_waiter(arg);
+	park();
+	return arg;
+}
+
+static void *mx_releaser(void *arg)
+{
+	pin();
+	fx_releaser(arg);
+	park();
+	return arg;
+}
+
+static int run_mixed(void)
+{
+	void *(*fn[])(void *) = { mx_spin, mx_sleep, mx_dio, mx_futex, mx_releaser };
+	int n = (int)(sizeof(fn) / sizeof(fn[0]));
+	pthread_t th;
+
+	mx_end = now_ns() + for_ns;
+	count = 1LL << 62;
+	for (int i = 0; i < n; i++)
+		pthread_create(&th, NULL, fn[i], &mx_end);
+	nap_until(&mx_done, n);
+	printf("spin=%ld sleep=%ld futex=%ld waker=%ld dio=%ld ios=%lld done\n", mx_tid[0],
+	       mx_tid[1], fx_waiter_tid, fx_waker_tid, mx_tid[2], mx_ios);
+	return 0;
+}
+
 static int run_touch(void)
 {
 	long pg = sysconf(_SC_PAGESIZE);
@@ -750,6 +934,8 @@ int main(int argc, char **argv)
 			linger = 1;
 		else if (!strcmp(a, "--fifo"))
 			fifo = 1;
+		else if (!strcmp(a, "--batch"))
+			batch = 1;
 		else if (!strcmp(a, "--write"))
 			dio_write = 1;
 		else if (!strcmp(a, "--connects"))
@@ -766,6 +952,8 @@ int main(int argc, char **argv)
 			dio_path = v, i++;
 		else if (!strcmp(a, "--comm"))
 			prctl(PR_SET_NAME, v), i++;
+		else if (!strcmp(a, "--timerslack"))
+			prctl(PR_SET_TIMERSLACK, strtoul(v, NULL, 10)), i++;
 		else if (!strcmp(a, "--sleep"))
 			sleep_ns = parse_dur(v), i++;
 		else if (!strcmp(a, "--sleep-max"))
@@ -799,6 +987,10 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	pin();
+	if (batch && sched_setscheduler(0, SCHED_BATCH, &(struct sched_param){ 0 })) {
+		perror("latwork: SCHED_BATCH");
+		return 1;
+	}
 	if (wait) {
 		struct timespec limit = { 60, 0 };
 
@@ -834,6 +1026,10 @@ int main(int argc, char **argv)
 		rc = run_tcpclient();
 	else if (!strcmp(mode, "touch"))
 		rc = run_touch();
+	else if (!strcmp(mode, "futexwait"))
+		rc = run_futexwait();
+	else if (!strcmp(mode, "mixed"))
+		rc = run_mixed();
 	else if (!strcmp(mode, "mmapread"))
 		rc = run_mmapread();
 	else if (!strcmp(mode, "churn"))

@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# The time family (issue 27): every nanosecond of the target's threads in
+# one state and cause, checked against what the kernel and the workloads
+# say from outside latbpf:
+#  - a mixed workload (a spinner, a clock_nanosleep sleeper, a futex waiter
+#    and the thread that releases it, an O_DIRECT reader) on one CPU: each
+#    interval's causes of each thread sum to the interval, the target's to
+#    its threads' wall time; each thread's running and runnable time are
+#    its /proc/PID/task/TID/schedstat run and wait times; a thread asleep
+#    since before latbpf attached is accounted from the attach on, in the
+#    call it sleeps in;
+#  - 200 sleeps of 5 ms: clock_nanosleep holds 1.0 s, its p50 is 5 ms;
+#  - 100 futex waits of 10 ms released by another thread: futex holds 1.0 s
+#    and its waker is that thread;
+#  - O_DIRECT reads of a loop device: the reader's blocked time with reason
+#    io is the device's time for them, as the block family measured it;
+#  - the outputs: JSON keys, the .hlog tag, Prometheus names, the plain
+#    table, the report's stacked chart.
+# A sleep's length against the time it asked for is a timing check (lib.sh:
+# skipped under TCG, where sleeps overrun); counts, wakers, sums and the
+# comparisons with schedstat and the block family always run.
+. "$(dirname "$0")/lib.sh"
+need_root
+for c in losetup jq curl; do
+	command -v $c >/dev/null || cannot_run "$c missing (tools/install-deps.sh)"
+done
+IMG=$(mktemp /var/tmp/latbpf-time.XXXXXX)
+dd if=/dev/urandom of="$IMG" bs=1M count=32 status=none
+LOOP=$(losetup -f --show --direct-io=on "$IMG") || { rm -f "$IMG"; cannot_run "no loop device"; }
+DEV=$(basename "$LOOP")
+# the mixed workload reads a file of the disk /var/tmp is on: a loop
+# device's reads go through a kernel worker, which may run on the
+# workload's CPU and preempt it at each wakeup (see SCHED_BATCH below)
+FILE=$(mktemp /var/tmp/latbpf-time.XXXXXX)
+dd if=/dev/urandom of="$FILE" bs=1M count=32 status=none
+trap 'losetup -d "$LOOP"; rm -f "$IMG" "$FILE"; cleanup' EXIT
+ok 0 "loop device $DEV on $IMG"
+# a cause's entry: state, cause, and optionally reason
+cause() { echo ".causes[] | select(.state == \"$1\" and .cause == \"$2\"${3:+ and .reason == \"$3\"})"; }
+thread() { echo ".time.per_thread[] | select(.tid == $1) | .time"; }
+# |a - b| <= tol
+near() { is_num "$1" && is_num "$2" && is_num "$3" &&
+	awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
+
+# ---- the mixed workload, on CPU 1 ----
+steal0=$(steal_ns 1)
+# SCHED_BATCH: no wakeup preempts (the tick does), so the kernel's clock is
+# updated at every switch and schedstat's split of a switch is exact: after
+# a wakeup preemption __schedule() skips its clock update (RQCF_ACT_SKIP),
+# and the time from the wakeup to the switch goes to the woken task's run
+# time instead of the preempted one's and of the woken one's wait
+start_work mix --cpu 1 --batch --timerslack 1 --linger mixed --for 4s --sleep 5ms \
+	--file "$FILE"
+start_latbpf mix --pid "$WORK_PID" --per-thread --no-tui --json "$T/mix.json"
+ok $? "mixed: latbpf attached"
+sleep 1.5	# the process asleep in sigtimedwait since before the attach
+kill -USR1 "$WORK_PID"
+wait_for "$T/mix.work" ' done$' 30
+# parked now (a futex wait until the process ends): whole lives
+declare -A tid run wait pcount
+for role in spin sleep futex waker dio; do
+	tid[$role]=$(sed -n "s/.*\b$role=\([0-9]*\).*/\1/p" "$T/mix.work")
+	read -r run[$role] wait[$role] pcount[$role] <"/proc/$WORK_PID/task/${tid[$role]}/schedstat"
+done
+steal=$(($(steal_ns 1) - steal0 + $(steal_tick_ns)))
+sleep 1.2	# one interval more with every thread parked
+stop "$LAT_PID"
+ok $? "mixed: latbpf exits 0"
+kill -TERM "$WORK_PID"
+J=$T/mix.json
+diag "mixed: $(head -c 300 "$T/mix.work"); steal on CPU 1 $steal ns"
+diag "probes.time: $(final "$J" .probes.time)"
+check "probes.time says attached" bash -c "[[ '$(final "$J" .probes.time)' == attached* ]]"
+
+# Each interval: every thread alive through it (in the records before and
+# after it too) has causes summing to the interval's length, within 0.5 %
+# (the lengths are the records' length_s, 1 ms steps: + 1 ms)
+jq -s -r '[.[] | select(.interval)] as $r |
+	range(1; ($r | length) - 1) as $k |
+	($r[$k].length_s * 1e9) as $len |
+	($r[$k - 1].time.per_thread // [] | map(.tid)) as $before |
+	($r[$k + 1].time.per_thread // [] | map(.tid)) as $after |
+	$r[$k].time.per_thread[]? | select(.tid as $t | ($before | index($t)) and ($after | index($t))) |
+	"\($k) \(.tid) \($len) \([.time.causes[].ns] | add) \(.time.wall_ns)"' "$J" >"$T/sums"
+n=0 bad=0
+while read -r k t len sum wall; do
+	n=$((n + 1))
+	if ! near "$sum" "$len" "$(awk -v l="$len" 'BEGIN { print l * 0.005 + 1e6 }')" ||
+	   [ "$sum" != "$wall" ]; then
+		bad=$((bad + 1))
+		diag "interval $k thread $t: causes $sum, wall_ns $wall, interval $len ns"
+	fi
+done <"$T/sums"
+check "mixed: $n thread-intervals' causes sum to the interval within 0.5 % ($bad off)" \
+	bash -c "[ $n -ge 12 ] && [ $bad = 0 ]"
+# the target: its causes to wall_ns, and wall_ns to its threads' walls
+jq -s -r '[.[] | select(.interval)] as $r | range(1; ($r | length) - 1) as $k |
+	"\($k) \([$r[$k].time.causes[].ns] | add) \($r[$k].time.wall_ns) \([$r[$k].time.per_thread[].time.wall_ns] | add) \($r[$k].time.threads)"' \
+	"$J" >"$T/tsums"
+bad=0
+while read -r k sum wall threads nthr; do
+	near "$sum" "$wall" 0 && near "$threads" "$wall" "$(awk -v w="$wall" 'BEGIN { print w * 0.005 }')" ||
+		{ bad=$((bad + 1)); diag "interval $k: causes $sum, wall_ns $wall, threads' $threads ($nthr)"; }
+done <"$T/tsums"
+check "mixed: each interval's causes sum to wall_ns, and that to its threads' wall time ($bad off)" \
+	test "$bad" = 0
+# the main thread slept in rt_sigtimedwait since before the attach, 1.5 s
+# into the run: its first interval is that sleep, whole
+first=$(jq -s -r "[.[] | select(.interval == 1)][0] | ($(thread "$WORK_PID") | $(cause sleeping rt_sigtimedwait).ns)" "$J")
+len1=$(jq -s -r '[.[] | select(.interval == 1)][0].length_s * 1e9' "$J")
+check "mixed: the thread asleep since before the attach: rt_sigtimedwait $first ns of interval 1 ($len1)" \
+	near "$first" "$len1" "$(awk -v l="$len1" 'BEGIN { print l * 0.005 + 1e6 }')"
+
+# schedstat: running and runnable of each thread, its whole life
+for role in spin sleep futex waker dio; do
+	t=${tid[$role]}
+	r=$(final "$J" "$(thread "$t") | [.causes[] | select(.state == \"running\") | .ns] | add // 0")
+	q=$(final "$J" "$(thread "$t") | [.causes[] | select(.state == \"runnable\") | .ns] | add // 0")
+	diag "$role ($t): running $r vs schedstat ${run[$role]}, runnable $q vs ${wait[$role]} ($(final "$J" "$(thread "$t") | [.causes[] | select(.state == \"runnable\") | \"\(.cause) \(.ns) in \(.count)\"] | join(\", \")"); on a CPU ${pcount[$role]} times)"
+	check "mixed: $role running ($r ns) = schedstat's run time (${run[$role]}) within 1 % + 1 ms + steal" \
+		near "$r" "${run[$role]}" "$(awk -v x="${run[$role]}" -v s="$steal" 'BEGIN { print x * 0.01 + 1e6 + s }')"
+	check "mixed: $role runnable ($q ns) = schedstat's wait time (${wait[$role]}) within 1 % + 1 ms" \
+		near "$q" "${wait[$role]}" "$(awk -v x="${wait[$role]}" 'BEGIN { print x * 0.01 + 1e6 }')"
+done
+# and each waits where it should
+fx=$(final "$J" "$(thread "${tid[futex]}") | $(cause sleeping futex).ns")
+sl=$(final "$J" "$(thread "${tid[sleep]}") | $(cause sleeping clock_nanosleep).ns")
+io=$(final "$J" "$(thread "${tid[dio]}") | $(cause blocked pread64 io).ns")
+check "mixed: the futex waiter sleeps in futex ($fx ns), the sleeper in clock_nanosleep ($sl), the reader is blocked in pread64 for io ($io)" \
+	bash -c "[ '${fx:-0}' -gt 500000000 ] && [ '${sl:-0}' -gt 500000000 ] && [ '${io:-0}' -gt 0 ]"
+
+# ---- 200 sleeps of 5 ms, with the outputs ----
+PORT=$(free_port)
+start_work sl --timerslack 1 --linger sleep --sleep 5ms --count 200
+start_latbpf sl --pid "$WORK_PID" --no-tui --json "$T/sl.json" --hlog "$T/sl.hlog" \
+	--prometheus "127.0.0.1:$PORT"
+kill -USR1 "$WORK_PID"
+wait_for "$T/sl.work" '^sleeps=' 20
+sleep 1.2
+curl -s --max-time 5 "http://127.0.0.1:$PORT/metrics" >"$T/sl.prom"
+stop "$LAT_PID"
+kill -TERM "$WORK_PID"
+J=$T/sl.json
+c=".time | $(cause sleeping clock_nanosleep)"
+ns=$(final "$J" "$c | .ns")
+cnt=$(final "$J" "$c | .count")
+p50=$(final "$J" "$c | .p50")
+diag "sleeps: $(cat "$T/sl.work"); clock_nanosleep $ns ns, $cnt episodes, p50 $p50"
+timing check "200 sleeps of 5 ms: clock_nanosleep holds 1.0 s within 2 % ($ns ns)" \
+	between "$ns" 980000000 1020000000
+check "... in 200 episodes ($cnt)" test "$cnt" = 200
+# the slot holding 5 ms is [4980736, 5242879]: 1/16 of 2^22 wide
+timing check "... with p50 5 ms within the slot's width ($p50 ns)" between "$p50" 4980736 5242879
+check "JSON: a cause entry has state, cause, ns, its histogram inline and wakers" \
+	test "$(final "$J" "$c | [has(\"state\"), has(\"cause\"), has(\"ns\"), has(\"count\"), has(\"p99\"), has(\"buckets\"), has(\"wakers\")] | all")" = true
+check "JSON: running has no cause and no histogram" \
+	test "$(final "$J" '.time.causes[] | select(.state == "running") | [has("cause"), has("buckets")] | any')" = false
+check "JSON: threads and wall_ns" test "$(final "$J" '.time | [.threads > 0, .wall_ns > 0] | all')" = true
+check ".hlog: one tag per cause's histogram (time.sleeping.clock_nanosleep)" \
+	grep -q "^Tag=time.sleeping.clock_nanosleep," <(zcat -f "$T/sl.hlog")
+pv=$(sed -n 's/^latbpf_thread_time_seconds_total{state="sleeping",cause="clock_nanosleep"} //p' "$T/sl.prom")
+timing check "Prometheus: latbpf_thread_time_seconds_total{state,cause} ($pv s)" between "${pv:-0}" 0.98 1.2
+check "Prometheus: the causes' histograms (latbpf_thread_episode_seconds)" \
+	grep -q '^latbpf_thread_episode_seconds_bucket{state="sleeping",cause="clock_nanosleep",le=' "$T/sl.prom"
+check "plain text: the shares table, first, with clock_nanosleep" \
+	grep -qE "^  sleeping clock_nanosleep +[0-9.]+%" "$T/sl.out"
+timeout 30 "$LATBPF" report "$J" --html "$T/sl.html" >/dev/null 2>&1
+check "report --html: the shares as a stacked chart" grep -q 'class="stack"' "$T/sl.html"
+
+# ---- 100 futex waits of 10 ms, released by another thread ----
+start_work fx --timerslack 1 --linger futexwait --count 100 --sleep 10ms
+start_latbpf fx --pid "$WORK_PID" --per-thread --no-tui --json "$T/fx.json"
+kill -USR1 "$WORK_PID"
+wait_for "$T/fx.work" '^waits=' 20
+stop "$LAT_PID"
+kill -TERM "$WORK_PID"
+J=$T/fx.json
+waiter=$(sed -n 's/.*waiter=\([0-9]*\).*/\1/p' "$T/fx.work")
+waker=$(sed -n 's/.*waker=\([0-9]*\).*/\1/p' "$T/fx.work")
+ns=$(final "$J" "$(thread "$waiter") | $(cause sleeping futex).ns")
+all=$(final "$J" ".time | $(cause sleeping futex).ns")
+top=$(final "$J" ".time | $(cause sleeping futex).wakers[0] | \"\(.kind) \(.tid) \(.count)\"")
+diag "futex: $(cat "$T/fx.work"); waiter's futex $ns ns (target $all); top waker $top"
+timing check "100 futex waits of 10 ms: the waiter's futex holds 1.0 s within 2 % ($ns ns)" \
+	between "$ns" 980000000 1020000000
+timing check "... and the target's futex time is the waiter's ($all)" between "$all" 980000000 1020000000
+check "the releasing thread ($waker) is futex's waker: $top" \
+	bash -c "read -r k t n <<<'$top'; [ \"\$k\" = task ] && [ \"\$t\" = $waker ] && [ \"\$n\" -ge 99 ]"
+
+# ---- O_DIRECT reads of a loop device: blocked for io = the device's time ----
+start_work io --linger dio --file "$LOOP" --count 400
+start_latbpf io --pid "$WORK_PID" --no-tui --json "$T/io.json"
+kill -USR1 "$WORK_PID"
+wait_for "$T/io.work" '^ios=' 60
+stop "$LAT_PID"
+kill -TERM "$WORK_PID"
+J=$T/io.json
+blk=$(final "$J" ".time | $(cause blocked pread64 io).ns")
+n=$(final "$J" ".time | $(cause blocked pread64 io).count")
+dev=$(final "$J" ".block.devices[] | select(.name == \"$DEV\") | .read.latency.sum")
+dn=$(final "$J" ".block.devices[] | select(.name == \"$DEV\") | .read.latency.count")
+diag "dio: $(cat "$T/io.work"); blocked pread64 io $blk ns in $n, device $dev ns in $dn"
+check "400 O_DIRECT reads: 400 blocked pread64 io episodes ($n) and device reads ($dn)" \
+	bash -c "[ '$n' -ge 400 ] && [ '$n' -le 402 ] && [ '$dn' = 400 ]"
+# the thread sleeps from a little after the request's issue to a little
+# after its completion: the submit and wakeup paths, a few us each
+check "... blocked for io ($blk ns) is the device's time ($dev) within 10 us a read" \
+	near "$blk" "$dev" $((400 * 10000))
+
+done_testing
