@@ -107,6 +107,7 @@ attach() {
 	biolatency-Q) stdbuf -oL biolatency -Q >"$log" 2>&1 & ;;
 	sched) "$B/latbpf" --probes sched --no-tui >/dev/null 2>"$log" & ;;
 	sched+hiccup) "$B/latbpf" --probes sched,hiccup --no-tui >/dev/null 2>"$log" & ;;
+	time) "$B/latbpf" --probes sched,time --no-tui >/dev/null 2>"$log" & ;;
 	all) "$B/latbpf" --no-tui >/dev/null 2>"$log" & ;;
 	# the flight recorder beside sched and hiccup, system-wide: every CPU
 	# recorded, every switch a record (its cost is this less sched+hiccup)
@@ -179,7 +180,7 @@ measure() {
 }
 
 echo "latbpf overhead: $PAIRS pairs each ($PINNED_PAIRS for pipe-pinned), $(nproc) CPUs, $(uname -r), $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
-for cfg in floor floor+clock runqlat sched sched+hiccup record all pid-workload pid-idle pids1000-idle cgroup-idle; do
+for cfg in floor floor+clock runqlat sched sched+hiccup record time all pid-workload pid-idle pids1000-idle cgroup-idle; do
 	measure pipe-pinned $cfg
 done
 for cfg in floor runqlat all pid-idle; do measure pipe $cfg; done
@@ -259,6 +260,11 @@ ssw=$(get '.results[] | select(.workload == "pipe-pinned" and .config == "floor+
 verdict "sched_switch $sw ns/event within 25 ns of the clock-only program's $ssw: $(awk -v a="$sw" -v b="$ssw" 'BEGIN { printf "%+d", a - b }') ns" "$sw - $ssw <= 25"
 echo "          (the least a handler that timestamps an event and records it costs here:"
 echo "           empty program $fsw + clock + 1 record = $(get '.blocks_ns | (.empty_program + .clock + .hist)') ns)"
+# time loads the switch program's twin that reads registers with plain loads
+tsw=$(get '.results[] | select(.workload == "pipe-pinned" and .config == "time") | .ns_per_event | (.sched_switch_cast // .sched_switch)')
+tm=$(r1 "$(pp time)")
+verdict "time: sched,time's sched_switch $tsw ns/event within 15 ns of sched's $sw: $(awk -v a="$tsw" -v b="$sw" 'BEGIN { printf "%+d", a - b }') ns" "$tsw - $sw <= 15"
+echo "          (sched,time: $tm% on the pinned pipe; its sched_waking: $(get '.results[] | select(.workload == "pipe-pinned" and .config == "time") | .ns_per_event.sched_waking') ns/event)"
 verdict "--pid of an idle process $idle% within 2 points of the floor ($fl%)" "$idle - $fl <= 2"
 idle1000=$(r1 "$(pp pids1000-idle)") cgidle=$(r1 "$(pp cgroup-idle)")
 verdict "--pid of 1,000 idle processes $idle1000% within 2 points of the floor ($fl%)" "$idle1000 - $fl <= 2"
