@@ -160,7 +160,8 @@ struct {
 /* --per-thread */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);	/* 5.4 KB values: allocate as used */
+	__uint(map_flags, BPF_F_NO_PREALLOC);	/* the loader's: preallocated
+						 * with --per-thread, else 1 */
 	__uint(max_entries, LAT_TIME_MAX_THREAD_ENTRIES);
 	__type(key, struct lat_time_thread_key);
 	__type(value, struct lat_time_thread);

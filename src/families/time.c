@@ -147,8 +147,19 @@ static void time_configure(struct sched_bpf *skel, void *priv, bool btf)
 	bpf_map__set_max_entries(skel->maps.time_wk, (__u32)t->run->ncpus);
 	bpf_map__set_max_entries(skel->maps.time_wakers,
 				 lat_env_entries("LATBPF_TIME_WAKERS", 8192));
-	if (t->cfg.per_thread)
+	/* --per-thread: preallocated (5.6 MB). Allocated as used, a thread's
+	 * first entries came from a per-CPU cache that holds one to three of
+	 * this size and is refilled later (kernel/bpf/memalloc.c): threads
+	 * started together found it empty at their first switch-in, and their
+	 * first wait was lost (threads_lost). */
+	if (t->cfg.per_thread) {
 		bpf_map__set_max_entries(skel->maps.time_threads, LAT_TIME_MAX_THREAD_ENTRIES);
+		bpf_map__set_map_flags(skel->maps.time_threads,
+				       bpf_map__map_flags(skel->maps.time_threads) &
+					       ~(__u32)BPF_F_NO_PREALLOC);
+	} else {
+		bpf_map__set_max_entries(skel->maps.time_threads, 1);
+	}
 	bpf_map__set_max_entries(skel->maps.time_waking_of, skel->rodata->slot_mask + 1);
 	bpf_program__set_autoload(skel->progs.time_iter, true);
 	bpf_program__set_autoload(skel->progs.sched_waking, true);
