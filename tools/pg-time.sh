@@ -36,7 +36,7 @@ su postgres -c "$PG/initdb -D $W/data -A trust -U postgres" >"$W/initdb.log"
 su postgres -c "$PG/pg_ctl -D $W/data -l $W/pg.log -w -o '-p $PORT -k $W -c listen_addresses=127.0.0.1' start" >/dev/null
 su postgres -c "$PG/pgbench -i -s $SCALE -h 127.0.0.1 -p $PORT -U postgres postgres" >"$W/init.log" 2>&1
 PM=$(head -1 "$W/data/postmaster.pid")
-timeout -s INT $((SECS + 30)) "$B/latbpf" --pid "$PM" --children --per-thread --no-tui \
+timeout -s INT $((SECS + 30)) "$B/latbpf" --pid "$PM" --children --probes all,time --per-thread --no-tui \
 	--json "$W/run.json" >/dev/null 2>"$W/latbpf.err" &
 LAT=$!
 for ((i = 0; i < 300; i++)); do grep -q '^latbpf: attached' "$W/latbpf.err" && break; sleep 0.05; done

@@ -75,7 +75,8 @@ void lat_usage(FILE *f)
 "      --probes LIST         families, comma-separated, of\n", f);
 	fprintf(f, "                            %s\n", lat_family_list());
 	fputs(
-"                            (default: all but record, which --record\n"
+"                            (default: all but time and record, which\n"
+"                            --record turns on; all,time adds time)\n"
 "                            turns on)\n"
 "  -i, --interval DUR        report interval (default 1s)\n"
 "  -d, --duration DUR        stop after DUR (default: until Ctrl-C, q, or\n"

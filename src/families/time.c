@@ -1060,8 +1060,13 @@ static void time_destroy(void *priv)
 	free(t);
 }
 
+/* opt_in: asked for with --probes (all,time): on every wakeup in the
+ * system its sched_waking program runs (~55 ns, the cost of any program
+ * there), and a target's switch costs ~27 ns more, above the 15 ns the
+ * family may add to the default (docs/performance.md) */
 const struct lat_module_ops lat_time_ops = {
 	.name = "time",
+	.opt_in = true,
 	.options = time_options,
 	.open = time_open,
 	.load = time_load,

@@ -27,7 +27,7 @@ check "provenance in every record" bash -c "jq -e '
 	(.run.argv[0] | endswith(\"latbpf\")) and (.run.start | test(\"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z$\")) and
 	(.run.interval_s == 0.5) and (.run.duration_s >= 0) and
 	(.run.target.pids == [$WORK_PID]) and (.run.target.tids == []) and (.run.target.comm == \"latwork\") and
-	(.probes.sched == \"attached (tp_btf)\") and (.probes | keys | sort == [\"block\",\"fault\",\"hiccup\",\"sched\",\"tcp\",\"time\"]) and
+	(.probes.sched == \"attached (tp_btf)\") and (.probes | keys | sort == [\"block\",\"fault\",\"hiccup\",\"sched\",\"tcp\"]) and
 	(.probes | to_entries | all(.value | test(\"^attached \\\\(|^unavailable: .\")))
 	' '$J' >/dev/null"
 check "self and drops right after the provenance, in every record (0s omitted)" bash -c "jq -e '

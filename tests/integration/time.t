@@ -51,7 +51,7 @@ steal0=$(steal_ns 1)
 # time instead of the preempted one's and of the woken one's wait
 start_work mix --cpu 1 --batch --timerslack 1 --linger mixed --for 4s --sleep 5ms \
 	--file "$FILE"
-start_latbpf mix --pid "$WORK_PID" --per-thread --no-tui --json "$T/mix.json"
+start_latbpf mix --pid "$WORK_PID" --probes all,time --per-thread --no-tui --json "$T/mix.json"
 ok $? "mixed: latbpf attached"
 # bpftrace's own count of each new thread's runnable time, from the same
 # tracepoints: from sched_wakeup(_new) or a switch-out while runnable to
@@ -151,7 +151,7 @@ check "mixed: the futex waiter sleeps in futex ($fx ns), the sleeper in clock_na
 # ---- 200 sleeps of 5 ms, with the outputs ----
 PORT=$(free_port)
 start_work sl --timerslack 1 --linger sleep --sleep 5ms --count 200
-start_latbpf sl --pid "$WORK_PID" --no-tui --json "$T/sl.json" --hlog "$T/sl.hlog" \
+start_latbpf sl --pid "$WORK_PID" --probes all,time --no-tui --json "$T/sl.json" --hlog "$T/sl.hlog" \
 	--prometheus "127.0.0.1:$PORT"
 kill -USR1 "$WORK_PID"
 wait_for "$T/sl.work" '^sleeps=' 20
@@ -188,7 +188,7 @@ check "report --html: the shares as a stacked chart" grep -q 'class="stack"' "$T
 
 # ---- 100 futex waits of 10 ms, released by another thread ----
 start_work fx --timerslack 1 --linger futexwait --count 100 --sleep 10ms
-start_latbpf fx --pid "$WORK_PID" --per-thread --no-tui --json "$T/fx.json"
+start_latbpf fx --pid "$WORK_PID" --probes all,time --per-thread --no-tui --json "$T/fx.json"
 kill -USR1 "$WORK_PID"
 wait_for "$T/fx.work" '^waits=' 20
 stop "$LAT_PID"
@@ -208,7 +208,7 @@ check "the releasing thread ($waker) is futex's waker: $top" \
 
 # ---- O_DIRECT reads of a loop device: blocked for io = the device's time ----
 start_work io --linger dio --file "$LOOP" --count 400
-start_latbpf io --pid "$WORK_PID" --no-tui --json "$T/io.json"
+start_latbpf io --pid "$WORK_PID" --probes all,time --no-tui --json "$T/io.json"
 kill -USR1 "$WORK_PID"
 wait_for "$T/io.work" '^ios=' 60
 stop "$LAT_PID"

@@ -21,7 +21,7 @@ ok $? "kernel.task_delayacct=1 (was $old)"
 # SCHED_BATCH: no wakeup preempts, so the kernel's clock is read at every
 # switch (tests/integration/time.t says why that matters)
 start_work mix --cpu 1 --batch --timerslack 1 --linger mixed --for 3s --sleep 5ms --file "$FILE"
-start_latbpf mix --pid "$WORK_PID" --per-thread --no-tui --json "$T/mix.json"
+start_latbpf mix --pid "$WORK_PID" --probes all,time --per-thread --no-tui --json "$T/mix.json"
 kill -USR1 "$WORK_PID"
 wait_for "$T/mix.work" ' done$' 30
 declare -A tid cpu blk ncpu

@@ -35,7 +35,7 @@ start_work hog --cpu 1 hog --for 3s
 echo "$WORK_PID" >"$CG/cgroup.procs"
 ok $? "the spinner $WORK_PID in the cgroup"
 before=$(throttled)
-start_latbpf thr --pid "$WORK_PID" --no-tui --json "$T/thr.json"
+start_latbpf thr --pid "$WORK_PID" --probes all,time --no-tui --json "$T/thr.json"
 kill -USR1 "$WORK_PID"
 # 3 s of spinning at a fifth of the CPU: done by itself in about 3 s
 for ((i = 0; i < 200; i++)); do kill -0 "$WORK_PID" 2>/dev/null || break; sleep 0.1; done
