@@ -77,7 +77,6 @@ void lat_usage(FILE *f)
 	fputs(
 "                            (default: all but time and record, which\n"
 "                            --record turns on; all,time adds time)\n"
-"                            turns on)\n"
 "  -i, --interval DUR        report interval (default 1s)\n"
 "  -d, --duration DUR        stop after DUR (default: until Ctrl-C, q, or\n"
 "                            the target exits)\n", f);

@@ -83,12 +83,13 @@ int main(void)
 
 	ok(lat_parse_probes("sched,tcp", &mask) == 0 && mask == (1U | 1U << 4),
 	   "probes sched,tcp");
-	/* sched, hiccup, fault, block, tcp, time; record is opt-in */
-	ok(lat_parse_probes("all", &mask) == 0 && mask == 63, "probes all");
+	/* sched, hiccup, fault, block, tcp; time and record are opt-in */
+	ok(lat_parse_probes("all", &mask) == 0 && mask == 31, "probes all");
+	ok(lat_parse_probes("all,time", &mask) == 0 && mask == 63, "probes all,time");
 	ok(lat_parse_probes("sched,bogus", &mask) == -EINVAL, "unknown family rejected");
 	ok(lat_parse_probes(",", &mask) == -EINVAL, "empty family list rejected");
 
-	ok(parse("", &o) == 0 && o.interval_ns == 1000000000ULL && o.probes == 63 &&
+	ok(parse("", &o) == 0 && o.interval_ns == 1000000000ULL && o.probes == 31 &&
 	   !o.target.command && !o.target.n_pids, "defaults");
 	ok(parse("--pid 12,13 --tid 14 -i 250ms -d 3s --per-thread --per-cpu --json - --no-tui -v "
 		 "--hlog x.hlog --prometheus 9100", &o) == 0 && o.target.n_pids == 2 && o.target.n_tids == 1 &&
