@@ -208,15 +208,20 @@ static __always_inline bool lat_task_throttled(struct task_struct *t)
  * variable whose address a kernel without CONFIG_KALLSYMS_ALL, as 6.18
  * here, does not give BPF.) A task stack is 16 KiB, 32 with KASAN: the
  * bound is well above, an interrupt stack far away. Privileged programs
- * only: it compares a stack address.
+ * only: it compares a stack address. scratch: a word in a map value.
  */
 #define LAT_TASK_STACK_MAX (64U << 10)
 
-static __always_inline bool lat_on_irq_stack(struct task_struct *cur)
+static __always_inline bool lat_on_irq_stack(struct task_struct *cur, volatile __u64 *scratch)
 {
 	volatile __u64 here = 0;
 
-	return (__u64)&here - (__u64)cur->stack >= LAT_TASK_STACK_MAX;
+	/* through a map value's word, which reads back as a plain number: a
+	 * stack pointer minus an unbounded number is refused by older
+	 * verifiers ("math between fp pointer and register with unbounded min
+	 * value", 6.1), and the whole object with it */
+	*scratch = (__u64)&here;
+	return *scratch - (__u64)cur->stack >= LAT_TASK_STACK_MAX;
 }
 
 #endif

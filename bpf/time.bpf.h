@@ -46,6 +46,10 @@ __u32 time_nslot_used = 0;
  * run, at t0: threads asleep since before it start their account there) */
 volatile __u32 time_iter_init = 0;
 __u64 time_iter_live = 0;	/* the last run's target threads */
+/* the poll's moment (the loader's, CLOCK_MONOTONIC): the iterator credits
+ * open episodes up to it, so an interval's accounts end where its record
+ * does; 0: up to the iterator's own now */
+volatile __u64 time_iter_upto = 0;
 
 /* A target task's account, in its sched record (bpf/sched.bpf.c) beside
  * the timestamp ts of its current state. */
@@ -148,6 +152,7 @@ struct time_waking {
 	__u32 id;	/* the waker's tid */
 	__u32 tgid;
 	char comm[16];
+	__u64 sp;	/* lat_on_irq_stack()'s scratch */
 };
 
 struct {
@@ -437,7 +442,7 @@ static __always_inline void time_on_waking(struct task_struct *p, __u32 mask)
 		return;
 	w->id = 0;
 	w->tgid = 0;
-	if (lat_on_irq_stack(cur)) {
+	if (lat_on_irq_stack(cur, &w->sp)) {
 		w->who = LAT_TIME_WHO_IRQ;
 	} else if (!cur->pid) {
 		w->who = LAT_TIME_WHO_IDLE;
@@ -556,6 +561,9 @@ static __always_inline void time_iter_task(struct task_struct *t, struct time_ta
 	__u64 now = bpf_ktime_get_ns(), ts, from, upto, m, *w = (__u64 *)tm, old, nw;
 	struct time_task o;
 	__u32 state;
+
+	if (time_iter_upto && time_iter_upto < now)
+		now = time_iter_upto;
 
 	lat_regs_calibrate(t);
 	if (time_iter_init && !(tm->flags & TIME_F_KNOWN) && time_t0) {
