@@ -58,6 +58,7 @@ struct trace {
 	struct lat_baseline *baseline;	/* --baseline: measured before attaching */
 	struct lat_self self;
 	__u64 t0, t_last;	/* start, last poll */
+	__u64 poll_ns;		/* this poll's moment: its interval ends there */
 	long interval;
 	__u64 timer_t0, ticks;	/* the interval timer's start, its ticks so far */
 	__u64 due;		/* when this interval's poll was due (tick) */
@@ -242,7 +243,7 @@ static enum lat_status open_views(struct trace *t)
 static void publish(struct trace *t, bool final)
 {
 	struct lat_snap *s = &t->snap;
-	__u64 now = lat_now_ns(), iv = t->o.interval_ns;
+	__u64 now = t->poll_ns, iv = t->o.interval_ns;
 	__u64 grace = iv / 10 > 10000000ULL ? iv / 10 : 10000000ULL;
 	bool late = !final && now > t->due + grace;
 
@@ -297,7 +298,8 @@ static int poll_all(struct trace *t)
 {
 	lat_self_poll(&t->self);
 	lat_away_update(&t->away, &t->run);
-	return lat_families_poll(&t->fams);
+	t->poll_ns = lat_now_ns();
+	return lat_families_poll(&t->fams, t->poll_ns);
 }
 
 /* one interval: read the maps, render. due: when its poll was due (for the

@@ -8,6 +8,7 @@
 #include "core/snap.h"
 
 struct sched_bpf;
+struct lat_sc_slots;
 
 /* A family's settings for the shared object, applied at every (re)open:
  * btf says whether the tp_btf programs (true) or the raw_tp twins load. */
@@ -36,6 +37,12 @@ struct lat_schedcore {
 	struct lat_sc_slots *slots;	/* the time family's slots, read once a poll
 					 * for sched and time (schedtime.h) */
 	void (*slots_free)(struct lat_schedcore *c);	/* theirs, set with them */
+	__u64 poll_ns;		/* this poll's moment (lat_families_poll) */
+	/* the time family's read of the rest of its maps, run right after
+	 * the slots' (schedtime.h), and what it returned */
+	int (*time_read)(void *priv, const struct lat_sc_slots *s);
+	void *time_priv;
+	int time_err;
 };
 
 int lat_schedcore_join(struct lat_schedcore *c, lat_schedcore_cfg cfg, void *priv);

@@ -31,6 +31,7 @@ long long lat_sc_iterate(struct lat_schedcore *c, bool init)
 	if (!t->iter && !(t->iter = bpf_program__attach_iter(c->skel->progs.time_iter, NULL)))
 		return -errno;
 	c->skel->bss->time_iter_init = init;
+	c->skel->bss->time_iter_upto = init ? 0 : c->poll_ns;
 	c->skel->bss->time_iter_live = 0;
 	fd = bpf_iter_create(bpf_link__fd(t->iter));
 	if (fd < 0) {
@@ -156,6 +157,8 @@ int lat_sc_slots_read(struct lat_schedcore *c, unsigned reader,
 		t->live = (__u64)live;
 		if ((err = read_slots(c, t)))
 			return err;
+		if (c->time_read)
+			c->time_err = c->time_read(c->time_priv, t);
 		t->consumed = 0;
 	}
 	t->consumed |= 1U << reader;

@@ -41,12 +41,15 @@ enum { LAT_SC_READER_SCHED, LAT_SC_READER_TIME };
 /* whether the time family's accounting runs in the loaded object */
 bool lat_sc_time_on(const struct lat_schedcore *c);
 /* Runs the time family's task iterator: every target's open episode
- * credited up to now (init: and an account made for each that has none,
- * from what it does now). The target threads it saw, or a negative errno.
- * A read of the slots (below) runs it first, so what it reads is whole. */
+ * credited up to the poll's moment (c->poll_ns; init: up to now, and an
+ * account made for each that has none, from what it does now). The target
+ * threads it saw, or a negative errno. A read of the slots (below) runs it
+ * first, so what it reads is whole. */
 long long lat_sc_iterate(struct lat_schedcore *c, bool init);
 /* The slots as read once this poll: a reader that took the last read
- * makes a new one. 0, or a negative errno. */
+ * makes a new one, and c->time_read reads the time family's other maps
+ * right after it (their error in c->time_err), so all of them end at the
+ * poll's moment, whichever family polls first. 0, or a negative errno. */
 int lat_sc_slots_read(struct lat_schedcore *c, unsigned reader,
 		      const struct lat_sc_slots **out);
 /* The sums sched reports: runnable, sleeping, blocked (every CPU's) */

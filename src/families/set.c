@@ -81,10 +81,11 @@ void lat_families_start(struct lat_families *fs, __u64 t0_ns)
 			fs->m[i].ops->start(fs->m[i].priv, t0_ns);
 }
 
-int lat_families_poll(struct lat_families *fs)
+int lat_families_poll(struct lat_families *fs, __u64 now_ns)
 {
 	int err;
 
+	fs->sched.poll_ns = now_ns;
 	for (int i = 0; i < fs->n; i++) {
 		err = fs->m[i].ops->poll(fs->m[i].priv);
 		if (err) {

@@ -35,8 +35,9 @@ int lat_families_attach(struct lat_families *fs, const struct lat_run *run, unsi
 			void *ctx);
 /* the run's window opens at t0: every family that counts from it is told */
 void lat_families_start(struct lat_families *fs, __u64 t0_ns);
-/* every family reads its maps: 0, or the first failure (said) */
-int lat_families_poll(struct lat_families *fs);
+/* every family reads its maps as of now_ns, the poll's moment (the time
+ * family's accounts end there exactly): 0, or the first failure (said) */
+int lat_families_poll(struct lat_families *fs, __u64 now_ns);
 void lat_families_publish(struct lat_families *fs, struct lat_snap *s);
 void lat_families_destroy(struct lat_families *fs);
 

@@ -199,6 +199,8 @@ static int time_open(const struct lat_family_ctx *fc, const void *cfg, void **pr
 	return 0;
 }
 
+static int time_read(void *priv, const struct lat_sc_slots *s);
+
 static int time_load(void *priv)
 {
 	struct timefam *t = priv;
@@ -212,6 +214,8 @@ static int time_load(void *priv)
 		return -ENOTSUP;
 	}
 	t->skel = t->sc->skel;
+	t->sc->time_read = time_read;
+	t->sc->time_priv = t;
 	return lat_map_template(bpf_map__fd(t->skel->maps.time_over_zero),
 				&(struct lat_time_over){ .h.min = ~0ULL }, "time");
 }
@@ -325,14 +329,12 @@ static int causes_copy(struct causes *to, const struct causes *from)
 	return 0;
 }
 
-static int read_causes(struct timefam *t)
+static int read_causes(struct timefam *t, const struct lat_sc_slots *s)
 {
-	const struct lat_sc_slots *s;
 	struct cause *c;
 	int err;
 
-	if ((err = causes_copy(&t->before, &t->now)) ||
-	    (err = lat_sc_slots_read(t->sc, LAT_SC_READER_TIME, &s)))
+	if ((err = causes_copy(&t->before, &t->now)))
 		return err;
 	t->live = s->live;
 	/* cumulative: rebuilt from the slots each poll */
@@ -730,7 +732,9 @@ static int read_threads(struct timefam *t)
 	return 0;
 }
 
-static int time_poll(void *priv)
+/* The poll's read, right after the slots' (schedtime.c: whichever of
+ * sched and time polls first), so every count ends at the poll's moment */
+static int time_read(void *priv, const struct lat_sc_slots *s)
 {
 	struct timefam *t = priv;
 	int err;
@@ -741,7 +745,7 @@ static int time_poll(void *priv)
 	t->th_dropped_before = t->th_dropped;
 	t->loss_before = t->loss_now;
 	lat_schedcore_losses(t->sc, &t->loss_now);
-	if ((err = read_causes(t)) || (err = read_cpu(t)))
+	if ((err = read_causes(t, s)) || (err = read_cpu(t)))
 		return err;
 	err = read_wakers(t);
 	if (err == -EAGAIN) {	/* stale: the same list twice */
@@ -759,6 +763,15 @@ static int time_poll(void *priv)
 	if (err)
 		return err;
 	return t->cfg.per_thread ? read_threads(t) : 0;
+}
+
+static int time_poll(void *priv)
+{
+	struct timefam *t = priv;
+	const struct lat_sc_slots *s;
+	int err = lat_sc_slots_read(t->sc, LAT_SC_READER_TIME, &s);
+
+	return err ? err : t->sc->time_err;
 }
 
 /* ---- names ---- */
@@ -1048,6 +1061,8 @@ static void time_destroy(void *priv)
 
 	if (!t)
 		return;
+	if (t->sc->time_priv == t)
+		t->sc->time_read = NULL;
 	lat_schedcore_leave(t->sc);
 	free(t->cpu);
 	free(t->wkc);
