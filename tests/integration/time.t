@@ -16,9 +16,11 @@
 #    io is the device's time for them, as the block family measured it;
 #  - the outputs: JSON keys, the .hlog tag, Prometheus names, the plain
 #    table, the report's stacked chart.
-# A sleep's length against the time it asked for is a timing check (lib.sh:
-# skipped under TCG, where sleeps overrun); counts, wakers, sums and the
-# comparisons with schedstat and the block family always run.
+# A length against a clock outside latbpf (the time a sleep asked for,
+# schedstat's run-queue clock, the block family's device time) is a timing
+# check (lib.sh: skipped under TCG, where sleeps overrun and emulation puts
+# tens of us between a tracepoint and the kernel's clock: 27 us a switch in
+# the 6.1 guest); counts, causes, wakers and sums always run.
 . "$(dirname "$0")/lib.sh"
 need_root
 for c in losetup jq curl; do
@@ -90,7 +92,7 @@ kill -TERM "$WORK_PID"
 J=$T/mix.json
 diag "mixed: $(head -c 300 "$T/mix.work"); steal on CPU 1 $steal ns"
 diag "probes.time: $(final "$J" .probes.time)"
-check "probes.time says attached" bash -c "[[ '$(final "$J" .probes.time)' == attached* ]]"
+check "probes.time says attached" bash -c '[[ $1 == attached* ]]' _ "$(final "$J" .probes.time)"
 
 # Each interval: every thread alive through it (in the records before and
 # after it too) has causes summing to the interval's length, within 0.5 %
@@ -137,14 +139,14 @@ for role in spin sleep futex waker dio; do
 	r=$(final "$J" "$(thread "$t") | [.causes[] | select(.state == \"running\") | .ns] | add // 0")
 	q=$(final "$J" "$(thread "$t") | [.causes[] | select(.state == \"runnable\") | .ns] | add // 0")
 	diag "$role ($t): running $r vs schedstat ${run[$role]}, runnable $q vs ${wait[$role]} ($(final "$J" "$(thread "$t") | [.causes[] | select(.state == \"runnable\") | \"\(.cause) \(.ns) in \(.count)\"] | join(\", \")"); on a CPU ${pcount[$role]} times)"
-	check "mixed: $role running ($r ns) = schedstat's run time (${run[$role]}) within 1 % + 1 ms + steal" \
+	timing check "mixed: $role running ($r ns) = schedstat's run time (${run[$role]}) within 1 % + 1 ms + steal" \
 		near "$r" "${run[$role]}" "$(awk -v x="${run[$role]}" -v s="$steal" 'BEGIN { print x * 0.01 + 1e6 + s }')"
 	if [ -n "$bt" ]; then
 		b=$(sed -n "s/^@rq\[$t\]: //p" "$T/mix.bt")
 		check "mixed: $role runnable ($q ns) = bpftrace's count from the same tracepoints (${b:-none}) within 1 % + 1 ms" \
 			near "$q" "${b:-x}" "$(awk -v x="${b:-0}" 'BEGIN { print x * 0.01 + 1e6 }')"
 	fi
-	check "mixed: $role runnable ($q ns) = schedstat's wait time (${wait[$role]}) within 1 % + 1 ms" \
+	timing check "mixed: $role runnable ($q ns) = schedstat's wait time (${wait[$role]}) within 1 % + 1 ms" \
 		near "$q" "${wait[$role]}" "$(awk -v x="${wait[$role]}" 'BEGIN { print x * 0.01 + 1e6 }')"
 done
 # and each waits where it should
@@ -225,11 +227,17 @@ n=$(final "$J" ".time | $(cause blocked pread64 io).count")
 dev=$(final "$J" ".block.devices[] | select(.name == \"$DEV\") | .read.latency.sum")
 dn=$(final "$J" ".block.devices[] | select(.name == \"$DEV\") | .read.latency.count")
 diag "dio: $(cat "$T/io.work"); blocked pread64 io $blk ns in $n, device $dev ns in $dn"
-check "400 O_DIRECT reads: 400 blocked pread64 io episodes ($n) and device reads ($dn)" \
-	bash -c "[ '$n' -ge 400 ] && [ '$n' -le 402 ] && [ '$dn' = 400 ]"
+# each read the thread slept in is one episode: the kernel's count of its
+# voluntary switches in the loop (a read whose I/O completed before the
+# thread slept has none: the 6.1-rt guest counted 398 episodes for 400
+# reads)
+slept=$(sed -n 's/^ios=[0-9]* slept=\([0-9]*\)$/\1/p' "$T/io.work")
+d=$(( ${n:-0} - ${slept:-0} )); d=${d#-}
+check "400 O_DIRECT reads: a blocked pread64 io episode ($n) for each sleep the kernel counted ($slept, ± 2), and 400 device reads ($dn)" \
+	bash -c "[ '${slept:-0}' -ge 300 ] && [ $d -le 2 ] && [ '$dn' = 400 ]"
 # the thread sleeps from a little after the request's issue to a little
 # after its completion: the submit and wakeup paths, a few us each
-check "... blocked for io ($blk ns) is the device's time ($dev) within 10 us a read" \
+timing check "... blocked for io ($blk ns) is the device's time ($dev) within 10 us a read" \
 	near "$blk" "$dev" $((400 * 10000))
 
 done_testing
