@@ -18,6 +18,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "core/btf.h"
+#include "core/clock.h"
 #include "core/hist.h"
 #include "core/maps.h"
 #include "core/run.h"
@@ -105,6 +106,9 @@ struct timefam {
 	bool has_memstall, has_user_fault, task_throttle;
 	bool cast;		/* the kernel has bpf_rdonly_cast(): sched_switch_cast */
 	__u64 polls, t0;
+	/* how long after the poll's moment the counts were read: an episode
+	 * that ended in between is in this interval, whole (the run's most) */
+	__u64 read_ns, read_max;
 	struct causes now, before;
 	struct lat_time_cpu *cpu;		/* per-CPU read buffer */
 	struct lat_time_cpu cnow, cbefore;	/* merged */
@@ -762,7 +766,11 @@ static int time_read(void *priv, const struct lat_sc_slots *s)
 	}
 	if (err)
 		return err;
-	return t->cfg.per_thread ? read_threads(t) : 0;
+	if (t->cfg.per_thread && (err = read_threads(t)))
+		return err;
+	t->read_ns = t->sc->poll_ns ? lat_now_ns() - t->sc->poll_ns : 0;
+	t->read_max = t->read_ns > t->read_max ? t->read_ns : t->read_max;
+	return 0;
 }
 
 static int time_poll(void *priv)
@@ -1037,6 +1045,7 @@ static void time_publish(void *priv, struct lat_snap *s)
 	n = lat_pub_count(s, "threads", t->live + t->cnow.exited - t->cbefore.exited,
 			  t->live_start + t->cnow.born);
 	lat_pub_dur(s, "wall_ns", wall - wall_b, wall);
+	lat_pub_flags(lat_pub_count(s, "read_ns", t->read_ns, t->read_max), LAT_F_GAUGE);
 	publish_causes(t, s);
 	if (t->cfg.per_thread)
 		publish_threads(t, s);
