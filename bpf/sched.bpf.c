@@ -356,23 +356,8 @@ static __always_inline void on_switch(bool preempt, struct task_struct *prev,
 /* Whether the sched family keeps its own state of each target: without the
  * time family, or for its per-thread histograms. With time on, time's
  * episodes are sched's too (its histograms their sums, its switch counts
- * sched_count()'s), so an event is timed once. */
+ * kept in time's per-CPU slots), so an event is timed once. */
 #define SCHED_OWN(btf) (en_sched && (!((btf) && en_time) || per_thread))
-
-/* sched's switch counts when the time family carries the episodes: what
- * on_switch() counts; unseen: sleeps time closed with no wakeup reported */
-static __always_inline void sched_count(bool preempt, __u32 state, bool prev, __u32 unseen)
-{
-	struct lat_sched_cpu *cpu = cpu_get();
-
-	if (!cpu)
-		return;
-	if (prev && (preempt || state == 0))
-		cpu->involuntary++;
-	else if (prev)
-		cpu->voluntary++;
-	cpu->unseen += unseen;
-}
 
 static __always_inline int wakeup(struct task_struct *p, bool btf, bool fresh)
 {
@@ -401,7 +386,7 @@ static __always_inline int do_switch(bool preempt, struct task_struct *prev,
 	bool tprev = TARGET(btf, prev), tnext = TARGET(btf, next);
 	struct task_st *sp = NULL, *sn = NULL;
 	__u64 clock = 0, ts_prev = 0, ts_next = 0;
-	__u32 state = 0, unseen;
+	__u32 state = 0;
 
 	if (tprev)
 		sp = st_need(prev, TREAD(btf, prev, pid), btf);
@@ -421,15 +406,13 @@ static __always_inline int do_switch(bool preempt, struct task_struct *prev,
 	if (btf && en_fault)
 		fault_on_switch(preempt, prev, sp ? &sp->ft : NULL, sn ? &sn->ft : NULL,
 				&clock);
-	if (btf && en_time && (tprev || tnext)) {
-		unseen = time_on_switch(preempt, state, prev, next, sp ? &sp->tm : NULL,
-					sn ? &sn->tm : NULL, sp ? &sp->ts : NULL,
-					sn ? &sn->ts : NULL, ts_prev, ts_next, cast, &clock);
-		/* tprev, not sp: a test of two pointers may compile to their
-		 * bitwise or, which the verifier refuses */
-		if (en_sched && !SCHED_OWN(btf) && (tprev || tnext))
-			sched_count(preempt, state, tprev, unseen);
-	}
+	/* with the time family carrying the episodes, sched's switch counts
+	 * are kept in its per-CPU slots (include/latbpf/time.h) */
+	if (btf && en_time && (tprev || tnext))
+		time_on_switch(preempt, state, prev, next, sp ? &sp->tm : NULL,
+			       sn ? &sn->tm : NULL, sp ? &sp->ts : NULL,
+			       sn ? &sn->ts : NULL, ts_prev, ts_next, cast,
+			       en_sched && !SCHED_OWN(btf), tprev, &clock);
 	/* prev's last switch: its slot is free for the next owner of the tid
 	 * (xchg: every write of the record above lands before the release) */
 	if (btf && sp && sp->tid && (lat_task_state_btf(prev) & TASK_DEAD))

@@ -377,17 +377,20 @@ static __always_inline __u32 time_sleep_key(struct task_struct *t, __u32 state, 
 /* tp, tn: the accounts of prev and next (NULL unless targets), beside
  * their records' timestamps *tsp, *tsn; ts_prev, ts_next: those as they
  * were before the sched family moved them (0: a record new at this event,
- * whose past is not known) */
-static __always_inline __u32 time_on_switch(bool preempt, __u32 state,
-					    struct task_struct *prev, struct task_struct *next,
-					    struct time_task *sp, struct time_task *sn,
-					    __u64 *tsp, __u64 *tsn, __u64 ts_prev, __u64 ts_next,
-					    bool cast, __u64 *clock)
+ * whose past is not known). count: the sched family's switch counts are
+ * kept here (it keeps no state of its own); tprev: prev is a target. */
+static __always_inline void time_on_switch(bool preempt, __u32 state,
+					   struct task_struct *prev, struct task_struct *next,
+					   struct time_task *sp, struct time_task *sn,
+					   __u64 *tsp, __u64 *tsn, __u64 ts_prev, __u64 ts_next,
+					   bool cast, bool count, bool tprev, __u64 *clock)
 {
-	struct lat_time_fixed *f = NULL;
+	struct lat_time_fixed *f = time_fixed_get();
 	__u32 unseen = 0, was;
 	__u64 now;
 
+	if (!f)
+		return;
 	if (sp) {
 		now = lat_clock(clock);
 		/* what it leaves: running, or a state whose end was not
@@ -395,7 +398,6 @@ static __always_inline __u32 time_on_switch(bool preempt, __u32 state,
 		if (ts_prev && (sp->flags & TIME_F_KNOWN)) {
 			was = LAT_TIME_KEY_STATE(sp->key);
 			unseen += was >= LAT_TIME_SLEEPING;
-			f = time_fixed_get();
 			time_close(prev, sp, ts_prev, now, was != LAT_TIME_RUNNING, f);
 		}
 		if (state & 0x80 /* TASK_DEAD: its last switch */) {
@@ -421,13 +423,18 @@ static __always_inline __u32 time_on_switch(bool preempt, __u32 state,
 		if (ts_next && (sn->flags & TIME_F_KNOWN)) {
 			was = LAT_TIME_KEY_STATE(sn->key);
 			unseen += was >= LAT_TIME_SLEEPING;
-			if (!f)
-				f = time_fixed_get();
 			time_close(next, sn, ts_next, now, was != LAT_TIME_RUNNING, f);
 		}
 		time_open(sn, tsn, LAT_TIME_KEY(LAT_TIME_RUNNING, 0, 0), now);
 	}
-	return unseen;
+	/* what the sched family's on_switch() counts */
+	if (count) {
+		if (tprev && (preempt || state == 0))
+			f->involuntary++;
+		else if (tprev)
+			f->voluntary++;
+		f->unseen += unseen;
+	}
 }
 
 /* At sched_waking of target p, in the waker's context: who wakes it, the

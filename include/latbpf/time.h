@@ -82,14 +82,16 @@ struct lat_time_slot {
 _Static_assert(sizeof(struct lat_time_slot) == 8 + sizeof(struct lat_hist),
 	       "lat_time_slot layout is shared with BPF");
 
-/* Per CPU (per-CPU array, key 0): running's time, and the runnable
- * causes' slots (enum lat_time_runnable) */
+/* Per CPU (per-CPU array, key 0): running's time, the sched family's
+ * switch counts when the time family carries the episodes (struct
+ * lat_sched_cpu's, counted here to spare sched_switch a lookup), and the
+ * runnable causes' slots (enum lat_time_runnable) */
 struct lat_time_fixed {
 	__u64 running_ns;
-	__u64 _pad;
+	__u64 voluntary, involuntary, unseen;
 	struct lat_time_slot runnable[LAT_TIME_NR_RUNNABLE];
 };
-_Static_assert(sizeof(struct lat_time_fixed) == 16 + 3 * sizeof(struct lat_time_slot),
+_Static_assert(sizeof(struct lat_time_fixed) == 32 + 3 * sizeof(struct lat_time_slot),
 	       "lat_time_fixed layout is shared with BPF");
 
 /* time_over's value: a slot every CPU writes (atomic adds) */

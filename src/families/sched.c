@@ -420,6 +420,11 @@ static int from_time(struct sched *s)
 	if (err)
 		return err;
 	for (int i = 0; i < s->run->ncpus; i++) {
+		/* the switch counts too, kept there unless sched keeps its
+		 * own state (bpf/sched.bpf.c's SCHED_OWN; zeros then) */
+		s->cpu_now[i].voluntary += s->time->fixed[i].voluntary;
+		s->cpu_now[i].involuntary += s->time->fixed[i].involuntary;
+		s->cpu_now[i].unseen += s->time->fixed[i].unseen;
 		s->cpu_now[i].h[LAT_SCHED_RUNQ] = s->time->cpu_runnable[i];
 		memset(&s->cpu_now[i].h[LAT_SCHED_SLEEP], 0, sizeof(struct lat_hist));
 		memset(&s->cpu_now[i].h[LAT_SCHED_BLOCKED], 0, sizeof(struct lat_hist));
