@@ -1045,7 +1045,7 @@ static void time_publish(void *priv, struct lat_snap *s)
 	n = lat_pub_count(s, "threads", t->live + t->cnow.exited - t->cbefore.exited,
 			  t->live_start + t->cnow.born);
 	lat_pub_dur(s, "wall_ns", wall - wall_b, wall);
-	lat_pub_flags(lat_pub_count(s, "read_ns", t->read_ns, t->read_max), LAT_F_GAUGE);
+	lat_pub_flags(lat_pub_dur(s, "read_ns", t->read_ns, t->read_max), LAT_F_GAUGE);
 	publish_causes(t, s);
 	if (t->cfg.per_thread)
 		publish_threads(t, s);
