@@ -1086,8 +1086,9 @@ static void time_destroy(void *priv)
 
 /* opt_in: asked for with --probes (all,time): on every wakeup in the
  * system its sched_waking program runs (~55 ns, the cost of any program
- * there), and a target's switch costs ~27 ns more, above the 15 ns the
- * family may add to the default (docs/performance.md) */
+ * there), which puts an idle --pid target further above the floor, and a
+ * target's switch costs 11-20 ns more than sched's alone (the 15 the family
+ * may add; docs/performance.md) */
 const struct lat_module_ops lat_time_ops = {
 	.name = "time",
 	.opt_in = true,
