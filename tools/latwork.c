@@ -196,8 +196,9 @@ static void *sleeper(void *arg)
 	char buf[32];
 
 	pin();
-	snprintf(buf, sizeof(buf), "%s%ld", tids[0] ? "," : "", syscall(SYS_gettid));
 	pthread_mutex_lock(&lock);
+	/* under the lock: two threads once both saw an empty list */
+	snprintf(buf, sizeof(buf), "%s%ld", tids[0] ? "," : "", syscall(SYS_gettid));
 	strncat(tids, buf, sizeof(tids) - strlen(tids) - 1);
 	pthread_mutex_unlock(&lock);
 	for (i = 0; i < count; i++)

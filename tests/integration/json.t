@@ -50,16 +50,19 @@ check "interval switch counts add up too ($sumv = $(final "$J" .sched.switches.v
 	test "$sumv" = "$(final "$J" .sched.switches.voluntary)"
 tmax=$(jq -s '[.[] | select(.interval) | .sched.runq.max] | max' "$J")
 check "the largest interval max is the run's exact max ($tmax)" test "$tmax" = "$(final "$J" .sched.runq.max)"
-# Every sleep is either timed or counted as unseen: the kernel emits no
-# wakeup for about 1 in 1600 of these sleeps (bpftrace sees the same).
+# Every sleep that left the CPU is either timed or counted as unseen: the
+# kernel emits no wakeup for about 1 in 1600 of these sleeps (bpftrace sees
+# the same). Which sleeps left the CPU is the kernel's count of the
+# sleepers' voluntary switches (getrusage, from each thread's start): a
+# sleep whose timer fired before the thread reached schedule() never
+# leaves it (2 of 1600 in a 6.1 guest under TCG, where 1 ms is short).
 unseen=$(final "$J" .sched.switches.unseen_wakeups)
 timed=$(final "$J" '[.sched.threads[] | select(.offcpu_sleep.count >= 790) | .offcpu_sleep.count] | add')
-# a sleep whose timer fires while the thread is preempted on its way into
-# schedule() never leaves the CPU: one per involuntary switch at most (the
-# kernel's count of the sleepers', from getrusage)
-inv=$(sed -n 's/.*nivcsw=\([0-9]*\).*/\1/p' "$T/w.work")
-check "per-thread: 1600 sleeps = $timed timed + $unseen unseen (- ${inv:-?} preempted, + at most 2 of the main thread)" \
-	between "$((timed + unseen))" "$((1600 - ${inv:-0}))" 1602
+vol=$(sed -n 's/.*nvcsw=\([0-9]*\).*/\1/p' "$T/w.work")
+diag "sleeps: the family's $(final "$J" .sched.offcpu_sleep.count), by thread $(final "$J" '[.sched.threads[] | "\(.tid):\(.offcpu_sleep.count)"] | join(" ")'); drops $(final "$J" .drops | tr -d " \n"); $(cat "$T/w.work")"
+check "per-thread: the sleepers' ${vol:-?} voluntary switches (the kernel's count) = $timed timed + $unseen unseen (+ at most 2 of the main thread)" \
+	between "$((timed + unseen))" "${vol:-x}" "$((${vol:-0} + 2))"
+check "the sleepers slept: ${vol:-?} voluntary switches for 1600 sleeps (>= 1500)" num_le 1500 "${vol:-0}"
 # rare: 1 % at most (6 of 1600 seen once with a qemu guest busy beside)
 check "unseen wakeups stay rare ($unseen <= 16)" num_le "$unseen" 16
 

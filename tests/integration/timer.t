@@ -95,32 +95,46 @@ agree burner
 # A second noise source: O_DIRECT reads of a loop device (direct I/O on
 # the disk behind it) from CPU 0, with the disk's interrupt on CPU 1. A
 # managed interrupt (virtio's) cannot be moved: then cyclictest and the
-# burner go to the CPU it is on, and the reader to the other.
+# burner go to the CPU it is on, and the reader to the other. A disk with
+# a queue per CPU (the guests' vda: req.0 on CPU 0, req.1 on CPU 1, both
+# managed) completes a request on the queue of the CPU that submitted it,
+# and a loop device submits from a kernel worker that runs on either: there
+# the reader reads the image itself, O_DIRECT, from CPU 1, and every queue's
+# interrupts on CPU 1 are counted.
 # written, not sparse: a hole reads as zeros without reaching the disk
 IMG=$(mktemp /var/tmp/latbpf-timer.XXXXXX)
 timeout 120 dd if=/dev/urandom of="$IMG" bs=1M count=32 oflag=direct status=none
 LOOP=$(losetup -f --show --direct-io=on "$IMG") || { rm -f "$IMG"; cannot_run "no loop device"; }
 disk=$(lsblk -no PKNAME "$(df --output=source "$IMG" | tail -1)" 2>/dev/null | head -1)
 [ -n "$disk" ] || disk=$(basename "$(df --output=source "$IMG" | tail -1)")
-irq=$(awk -v d="$(basename "$(readlink -f "/sys/block/$disk/device" 2>/dev/null)")" \
-	'index($0, d "-req") || index($0, d "-request") { sub(":", "", $1); print $1; exit }' /proc/interrupts)
-aff= ic=1
-if [ -n "$irq" ]; then
+irqlist=$(awk -v d="$(basename "$(readlink -f "/sys/block/$disk/device" 2>/dev/null)")" \
+	'index($0, d "-req") || index($0, d "-request") { sub(":", "", $1); print $1 }' /proc/interrupts)
+irq=${irqlist%%$'\n'*}
+aff= ic=1 src=$LOOP rc=0 how=
+if [ -n "$irq" ] && [ "$irq" != "$irqlist" ]; then
+	src=$IMG rc=1 how=" (a queue per CPU: all of them, the reader on CPU 1)"
+elif [ -n "$irq" ]; then
 	aff=$(cat "/proc/irq/$irq/smp_affinity_list")
-	echo 1 >"/proc/irq/$irq/smp_affinity_list" 2>/dev/null || aff=
-	# the CPU it is on: the one that took most of its interrupts so far
-	ic=$(awk -v i="$irq:" '$1 == i { m = -1; for (c = 2; c <= 3; c++) if ($c > m) { m = $c; k = c - 2 } print k }' /proc/interrupts)
+	if echo 1 >"/proc/irq/$irq/smp_affinity_list" 2>/dev/null; then
+		how=" (moved there)"
+	else
+		aff=
+		# the CPU it is on: the one that took most of its interrupts so far
+		ic=$(awk -v i="$irq:" '$1 == i { m = -1; for (c = 2; c <= 3; c++) if ($c > m) { m = $c; k = c - 2 } print k }' /proc/interrupts)
+		rc=$((1 - ic))
+	fi
 fi
 trap '[ -n "$aff" ] && echo "$aff" >"/proc/irq/$irq/smp_affinity_list"; losetup -d "$LOOP"; rm -f "$IMG"; cleanup' EXIT
-irqs() { awk -v i="$irq:" -v c=$((ic + 2)) '$1 == i { print $c }' /proc/interrupts; }
+# the disk's interrupts on CPU ic, every queue's
+irqs() { awk -v l=" $(echo $irqlist) " -v c=$((ic + 2)) 'index(l, " " substr($1, 1, length($1) - 1) " ") { s += $c } END { print s + 0 }' /proc/interrupts; }
 before=$(irqs)
-timeout -s KILL 60 "$LATWORK" --cpu $((1 - ic)) dio --file "$LOOP" --count 100000 --for 5s \
+timeout -s KILL 60 "$LATWORK" --cpu "$rc" dio --file "$src" --count 100000 --for 5s \
 	>"$T/dio.work" 2>&1 &
 _pids+=($!)
 cyc loop "$ic"
 wait_for "$T/dio.work" '^ios=' 30
 after=$(irqs)
-diag "loop: disk $disk irq ${irq:-?} on CPU $ic${aff:+ (moved there)}: ${before:-?} -> ${after:-?}; reader: $(cat "$T/dio.work")"
+diag "loop: disk $disk irq $(echo ${irqlist:-?}) on CPU $ic$how: ${before:-?} -> ${after:-?}; reader of $src on CPU $rc: $(cat "$T/dio.work")"
 # (their number is the disk's speed: 87,000 here, 2,400 and 890 in the
 # 6.1 and 6.1-rt guests under TCG; 300 say the noise was there)
 check "loop: the disk's interrupts came on CPU $ic while cyclictest ran there ($((${after:-0} - ${before:-0})))" \
