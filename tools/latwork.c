@@ -7,8 +7,9 @@
  *       K threads (default 1) each sleep DUR N times (clock_nanosleep,
  *       relative); with --spawn-after one more thread is created that late
  *       and does the same. Prints "sleeps=<total> nvcsw=<n> nivcsw=<n>
- *       tids=<tid,...>", the switch counts from getrusage(RUSAGE_THREAD) of
- *       the sleeping threads.
+ *       slept_ns=<ns> tids=<tid,...>", the switch counts from
+ *       getrusage(RUSAGE_THREAD) of the sleeping threads and their time
+ *       inside clock_nanosleep (CLOCK_MONOTONIC around each call).
  *   latwork [common] threads --threads K --sleep DUR [--sleep-max DUR] --for DUR
  *       K threads (any number: small stacks) each sleep DUR in a loop
  *       (with --sleep-max, a length drawn evenly between the two each
@@ -57,7 +58,8 @@
  *       releaser thread wakes DUR after each wait began (clock_nanosleep,
  *       then FUTEX_WAKE_PRIVATE). The main thread waits for them in
  *       clock_nanosleep, not in a futex. Prints "waits=<n> waiter=<tid>
- *       waker=<tid>".
+ *       waker=<tid> waited_ns=<ns>" (the waiter's time inside its futex
+ *       calls, CLOCK_MONOTONIC around each).
  *   latwork [common] mixed  --for DUR [--sleep DUR] [--file PATH]
  *       one thread of each kind for DUR: spin (busy), sleep (clock_nanosleep
  *       DUR in a loop), futex (waits on a futex woken DUR later by a fifth
@@ -129,7 +131,7 @@ static long long sleep_ns = 1000000, count = -1, for_ns = 1000000000LL;
 static long long period_ns = 100000000, burst_ns = 5000000, spawn_after_ns, sleep_max_ns;
 static int cpu = -1, nthreads = 1, fifo, batch, for_set;
 static double rate;
-static volatile long long total_sleeps, total_nvcsw, total_nivcsw;
+static volatile long long total_sleeps, total_nvcsw, total_nivcsw, total_slept_ns;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static char tids[4096];
 
@@ -191,7 +193,7 @@ static void pace(long long start, long long i)
 static void *sleeper(void *arg)
 {
 	struct timespec ts = { sleep_ns / 1000000000LL, sleep_ns % 1000000000LL };
-	long long i, n = 0;
+	long long i, n = 0, t0, in = 0;
 	struct rusage ru;
 	char buf[32];
 
@@ -201,14 +203,18 @@ static void *sleeper(void *arg)
 	snprintf(buf, sizeof(buf), "%s%ld", tids[0] ? "," : "", syscall(SYS_gettid));
 	strncat(tids, buf, sizeof(tids) - strlen(tids) - 1);
 	pthread_mutex_unlock(&lock);
-	for (i = 0; i < count; i++)
+	for (i = 0; i < count; i++) {
+		t0 = now_ns();
 		if (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL) == 0)
 			n++;
+		in += now_ns() - t0;
+	}
 	/* the kernel's own switch counts for this thread, from its start */
 	getrusage(RUSAGE_THREAD, &ru);
 	__sync_fetch_and_add(&total_nvcsw, ru.ru_nvcsw);
 	__sync_fetch_and_add(&total_nivcsw, ru.ru_nivcsw);
 	__sync_fetch_and_add(&total_sleeps, n);
+	__sync_fetch_and_add(&total_slept_ns, in);
 	return arg;
 }
 
@@ -228,8 +234,8 @@ static int run_sleep(void)
 	}
 	for (i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
-	printf("sleeps=%lld nvcsw=%lld nivcsw=%lld tids=%s\n", total_sleeps,
-	       total_nvcsw, total_nivcsw, tids);
+	printf("sleeps=%lld nvcsw=%lld nivcsw=%lld slept_ns=%lld tids=%s\n", total_sleeps,
+	       total_nvcsw, total_nivcsw, total_slept_ns, tids);
 	return 0;
 }
 
@@ -462,7 +468,7 @@ static int run_dio(void)
 
 /* futexwait and mixed: a waiter and its releaser */
 static volatile int fx_seq, fx_stop;
-static volatile long long fx_waits;
+static volatile long long fx_waits, fx_waited_ns;
 static long fx_waiter_tid, fx_waker_tid;
 
 static long fx_futex(volatile int *uaddr, int op, int val, const struct timespec *t)
@@ -478,8 +484,12 @@ static void *fx_waiter(void *arg)
 	for (i = 0; i < count && (!end || now_ns() < end); i++) {
 		int v = fx_seq;
 
-		while (fx_seq == v && !fx_stop)
+		while (fx_seq == v && !fx_stop) {
+			long long t0 = now_ns();
+
 			fx_futex(&fx_seq, FUTEX_WAIT_PRIVATE, v, NULL);
+			fx_waited_ns += now_ns() - t0;
+		}
 		if (fx_stop)
 			break;
 		fx_waits++;
@@ -522,7 +532,8 @@ static int run_futexwait(void)
 	/* the releaser's last sleep ends by itself */
 	pthread_join(w, NULL);
 	pthread_join(r, NULL);
-	printf("waits=%lld waiter=%ld waker=%ld\n", fx_waits, fx_waiter_tid, fx_waker_tid);
+	printf("waits=%lld waiter=%ld waker=%ld waited_ns=%lld\n", fx_waits, fx_waiter_tid,
+	       fx_waker_tid, fx_waited_ns);
 	return fx_waits == count ? 0 : 1;
 }
 
