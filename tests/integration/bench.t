@@ -146,8 +146,10 @@ diag "others' CPU: latbpf ${oc}; the kernel's, less latbpf's own: $truth; the ho
 tol=$(others_tol "$w0" "$w1" 3)
 check "env: others' CPU = the kernel's busy time less latbpf's own, +-$tol (${oc%% *} vs $truth)" \
 	awk -v a="${oc%% *}" -v b="$truth" -v t="$tol" 'BEGIN { exit !(a - b <= t && b - a <= t) }'
-check "  the hog among them (its own ${rate} CPUs)" \
-	awk -v a="${oc%% *}" -v b="$rate" 'BEGIN { exit !(b > 0.5 && b <= a + 0.15) }'
+# (the hog had half a CPU once, the rest of CPU 0 going elsewhere: what
+# matters is that it is well above the 0.10 that quarantines)
+check "  the hog among them (its own ${rate} CPUs, >= 0.25)" \
+	awk -v a="${oc%% *}" -v b="$rate" 'BEGIN { exit !(b >= 0.25 && b <= a + 0.15) }'
 check "  which quarantines every result" \
 	jqe '[.results[] | .quarantine // "" | test("other processes kept")] | length > 0 and all' "$T/q.json"
 check "  said in the table" grep -q "QUARANTINED: other processes kept" "$T/q.out"
@@ -315,8 +317,16 @@ rd=$(res "$T/mb.json" mem_read_dram .total_mb_s)
 # the working sets membw chose, from its method lines: the tools copy the same
 kib() { res "$1" "$2" '.method | capture("over (?<k>[0-9]+) KiB").k'; }
 dmib=$(($(kib "$T/mb.json" mem_copy_dram) / 1024))
-perf_mb=$(timeout -s KILL 60 taskset -c 1 perf bench mem memcpy -s "${dmib}MB" -l 5 -f default 2>/dev/null |
-	awk '/GB\/sec/ { printf "%.0f", $1 * 1073.741824 }')
+# perf reports a mean over its loops, which a stall of the shared host
+# pulls down (5786 MB/s once, beside mbw's 16319): the best of three runs
+perf_memcpy() { # SIZE LOOPS: perf bench mem memcpy's best rate in MB/s
+	local i
+	for i in 1 2 3; do
+		timeout -s KILL 60 taskset -c 1 perf bench mem memcpy -s "$1" -l "$2" -f default 2>/dev/null |
+			awk '/GB\/sec/ { printf "%.0f\n", $1 * 1073.741824 }'
+	done | sort -g | tail -1
+}
+perf_mb=$(perf_memcpy "${dmib}MB" 5)
 mbw_one() { # CPU MIB: mbw's average memcpy rate on CPU, in MB/s
 	timeout -s KILL 60 taskset -c "$1" mbw -q -n "${3:-5}" -t 0 "$2" 2>/dev/null |
 		awk '/^AVG/ { for (i = 1; i <= NF; i++) if ($i == "Copy:") printf "%.0f", $(i + 1) * 1.048576 }'
@@ -353,8 +363,7 @@ else	# a curve with no step: sysfs's word is all there is, and the method says s
 		bash -c "[ '$ckib' = '$(( sys ? (sys / 4 > 65536 ? sys / 4 : 65536) / 1024 : 1024 ))' ] &&
 			jq -e '.results[] | select(.name == \"mem_read_cache\") | .method | test(\"shows no cache end\")' '$T/mb.json' >/dev/null"
 fi
-perf_c=$(timeout -s KILL 60 taskset -c 1 perf bench mem memcpy -s "${ckib}KB" -l 100 -f default 2>/dev/null |
-	awk '/GB\/sec/ { printf "%.0f", $1 * 1073.741824 }')
+perf_c=$(perf_memcpy "${ckib}KB" 100)
 cc=$(res "$T/mb.json" mem_copy_cache .total_mb_s)
 diag "copy over the cache set ($ckib KiB): latbpf $cc MB/s, perf bench mem memcpy $perf_c MB/s"
 check "mem_copy_cache ($cc MB/s) within 2x of perf bench mem memcpy on the same set ($perf_c)" \
@@ -406,10 +415,14 @@ pipe=$(res "$T/cs.json" pipe_1thread .hist.p50)
 ps_proc=$(awk -v u="$perf_proc" 'BEGIN { printf "%d", u * 1000 / 2 }')
 ps_thr=$(awk -v u="$perf_thr" 'BEGIN { printf "%d", u * 1000 / 2 }')
 diag "ctxsw per switch: latbpf process $cs_proc ns, thread $cs_thr ns (pipe $pipe ns taken off); perf bench: process $ps_proc ns, thread $ps_thr ns"
-check "ctxsw_process p50 within 2x of perf bench's per-switch figure" \
-	between "$cs_proc" "$((ps_proc / 2))" "$((ps_proc * 2))"
-check "ctxsw_thread p50 within 2x of perf bench -T's per-switch figure" \
-	between "$cs_thr" "$((ps_thr / 2))" "$((ps_thr * 2))"
+# like with like: latbpf's switch with its pipe cost put back (one write
+# and one read a switch) against perf's, which includes them (once 2175 ns
+# without the pipe's 3071 against perf's 5402: more than 2x apart, while
+# the two with the pipe were 3 % apart)
+check "ctxsw_process p50 + the pipe ($((cs_proc + pipe)) ns) within 2x of perf bench's per-switch figure" \
+	between "$((cs_proc + pipe))" "$((ps_proc / 2))" "$((ps_proc * 2))"
+check "ctxsw_thread p50 + the pipe ($((cs_thr + pipe)) ns) within 2x of perf bench -T's per-switch figure" \
+	between "$((cs_thr + pipe))" "$((ps_thr / 2))" "$((ps_thr * 2))"
 
 # --- hiccup meter beside a SCHED_FIFO burner: 5 ms every 100 ms on CPU 1 ---
 "$LATWORK" --cpu 1 --fifo --comm burner burner --period 100ms --burst 5ms --for 4s \

@@ -30,7 +30,7 @@ kill -TERM "$WORK_PID" 2>/dev/null
 reads=$(final "$T/t1.json" "$dev | .read.count")
 size=$(final "$T/t1.json" "$dev | .read.size.p50")
 others=$(final "$T/t1.json" "[.block.devices[] | select(.name != \"$DEV\")] | length")
-diag "phase 1: target reads $reads of $N on $DEV (neighbour did $(cat "$T/neighbour")); size p50 $size; other devices $others"
+diag "phase 1: target reads $reads of $N on $DEV (neighbour did $(cat "$T/neighbour")); size p50 $size; other devices $others; drops $(final "$T/t1.json" '.drops | tostring'), block's counts $(final "$T/t1.json" '.block | with_entries(select(.value | type == "number")) | tostring')"
 check "the target's $N reads are attributed to it ($reads)" between "$reads" $N $((N + 2))
 check "its requests are 4 KiB ($size bytes; slot holds 4096)" between "$size" 4096 4351
 check "the loop driver's own I/O on the backing disk is not the target's ($others devices)" test "$others" = 0

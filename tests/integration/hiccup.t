@@ -70,12 +70,16 @@ burner_case() { # NAME PERIOD_MS BURST_MS
 	# under qemu by a large part of a millisecond
 	timing check "$name: ... and <= ${burst} ms + (slot $width + 10%)" \
 		num_le "$medlong" "$((burst * 1100000 + width))"
-	# the other preemptions are few and short on a generic kernel, so the
-	# median of all is a burst; on PREEMPT_RT ktimers/1 and rcuc/1 outnumber
-	# the bursts, and under qemu so do kworkers and softirq threads
-	preempt_rt ||
-		timing check "$name: p50 of all $p50 within ${burst} ms +- (slot $width + 10%)" \
-			between "$p50" "$((burst * 900000 - width))" "$((burst * 1100000 + width))"
+	# The median of all is the host's: a burst where the other preemptions
+	# are few, a kworker's where they are not (32 of 61 once on this host;
+	# on PREEMPT_RT ktimers/1 and rcuc/1 at every tick). What latbpf must
+	# do is report it as its own buckets say: the top of the slot where
+	# half the count is reached
+	local med
+	med=$(final "$J" "[$c1 | .hist.buckets[]] | (map(.[2]) | add) as \$n |
+		reduce .[] as \$b ({c: 0, m: null}; .c += \$b[2] |
+			if .m == null and .c * 2 >= \$n then .m = \$b[1] else . end) | .m // 0")
+	check "$name: p50 of all ($p50) is the median of its buckets ($med)" test "$p50" = "$med"
 	timing check "$name: stolen $stolen ns = $bursts x ${burst} ms +- 15%" \
 		between "$stolen" "$((bursts * burst * 850000))" "$((bursts * burst * 1150000))"
 	check "$name: top intruder is the burner ('$top')" test "$top" = "task burner"
