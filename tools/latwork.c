@@ -29,8 +29,9 @@
  *       spins for DUR.
  *   latwork [common] burner --period DUR --burst DUR --for DUR [--fifo]
  *       every period (absolute schedule) spins burst; SCHED_FIFO 50 with
- *       --fifo. Prints "bursts=<n>" 1 ms after the last (its exit is not
- *       part of a burst).
+ *       --fifo. Prints "bursts=<n> whole=<n>" 20 ms after the last (its
+ *       exit is not part of a burst): whole, the bursts it spun without
+ *       being switched out (getrusage's ru_nivcsw around each).
  *   latwork [common] futex  --count N [--sleep DUR]
  *       two threads (the second on the first's CPUs) take N turns each:
  *       each spins DUR (default 1 ms), then hands the turn to the other
@@ -353,7 +354,8 @@ static int run_threads(void)
 static int run_burner(void)
 {
 	struct sched_param sp = { .sched_priority = 50 };
-	long long start, next, end, bursts = 0;
+	long long start, next, end, bursts = 0, whole = 0;
+	struct rusage r0, r1;
 	struct timespec ts;
 
 	if (fifo && sched_setscheduler(0, SCHED_FIFO, &sp)) {
@@ -366,15 +368,21 @@ static int run_burner(void)
 		ts.tv_sec = next / 1000000000LL;
 		ts.tv_nsec = next % 1000000000LL;
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		getrusage(RUSAGE_THREAD, &r0);
 		spin_until(now_ns() + burst_ns);
+		getrusage(RUSAGE_THREAD, &r1);
 		bursts++;
+		/* switched out in the middle: whoever ran then (a task above
+		 * it, or the kernel's fair server giving the CPU's fair tasks
+		 * their share) split the burst */
+		whole += r1.ru_nivcsw == r0.ru_nivcsw;
 	}
 	/* the exit on a run of its own, 20 ms after the last burst (a trace
 	 * tells it from the burst by the gap) */
 	ts.tv_sec = 0;
 	ts.tv_nsec = 20000000;
 	nanosleep(&ts, NULL);
-	printf("bursts=%lld\n", bursts);
+	printf("bursts=%lld whole=%lld\n", bursts, whole);
 	return 0;
 }
 
