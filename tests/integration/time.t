@@ -188,8 +188,16 @@ for role in spin sleep futex waker dio; do
 	[ -n "$bt" ] && [ "${bn:-0}" -gt "$lo" ] && lo=$bn
 	check "mixed: $role: a wait before each of its runs ($qn for the kernel's ${pcount[$role]}, $unseen wakeups unseen${bt:+, bpftrace $bn})" \
 		between "$qn" "$lo" "${pcount[$role]}"
-	timing check "mixed: $role runnable ($q ns) = schedstat's wait time (${wait[$role]}) within 1 % + 1 ms" \
-		near "$q" "${wait[$role]}" "$(awk -v x="${wait[$role]}" 'BEGIN { print x * 0.01 + 1e6 }')"
+	# schedstat splits each switch at the run queue's clock, not at the
+	# tracepoint (7 us a preemption before it, measured; a wakeup
+	# preemption skips the clock's update): its run and wait times move
+	# against the tracepoints' by up to 10 us a run (CI: the spinner's
+	# 111.6 ms runnable against 115.9 in 1056 runs, 4 us a run, its run +
+	# wait equal to 0.05 ms), while their sum does not move
+	timing check "mixed: $role runnable ($q ns) = schedstat's wait time (${wait[$role]}) within 1 % + 1 ms + 10 us a run" \
+		near "$q" "${wait[$role]}" "$(awk -v x="${wait[$role]}" -v n="${pcount[$role]}" 'BEGIN { print x * 0.01 + 1e6 + n * 10000 }')"
+	timing check "mixed: $role running + runnable ($((r + q)) ns) = schedstat's run + wait ($((run[$role] + wait[$role]))) within 0.5 % + 1 ms" \
+		near "$((r + q))" "$((run[$role] + wait[$role]))" "$(awk -v x="$((run[$role] + wait[$role]))" 'BEGIN { print x * 0.005 + 1e6 }')"
 done
 # and each waits where it should
 fx=$(final "$J" "$(thread "${tid[futex]}") | $(cause sleeping futex).ns")
