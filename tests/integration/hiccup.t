@@ -62,8 +62,12 @@ burner_case() { # NAME PERIOD_MS BURST_MS
 			if .m == null and .c * 2 >= \$n then .m = \$b[1] else . end) | .m // 0")
 	diag "$name: $long hiccups >= $((burst / 2)).$((burst % 2 * 5)) ms, their median $medlong ns; p50 of all $p50 ns"
 	check "$name: preemption hiccups ($pre) >= bursts ($bursts)" num_le "$bursts" "$pre"
-	check "$name: hiccups of half a burst or more ($long) >= the bursts spun whole (${whole:-?} of $bursts, half at least)" \
-		bash -c "[ '${whole:-0}' -ge $((bursts / 2)) ] && [ '$long' -ge '${whole:-x}' ]"
+	# a wait that spans two bursts (others held the CPU between them: under
+	# TCG, khugepaged for 8 ms, rcu_preempt) lasts a period at least
+	local spans
+	spans=$(final "$J" "[$c1 | .hist.buckets[] | select(.[1] >= $((period * 1000000))) | .[2]] | add // 0")
+	check "$name: hiccups of half a burst or more ($long, $spans of them a period or more) >= the bursts spun whole (${whole:-?} of $bursts, half at least)" \
+		bash -c "[ '${whole:-0}' -ge $((bursts / 2)) ] && [ $((long + spans)) -ge '${whole:-x}' ]"
 	# whether anything else holds the CPU for milliseconds is the machine's
 	# speed: under qemu a softirq or a kernel thread does
 	timing check "$name: ... and 2 more at most" num_le "$long" "$((bursts + 2))"
@@ -141,7 +145,9 @@ NB=120
 start_work many --cpu 1 hog --for 60s
 hog=$WORK_PID
 for ((i = 0; i < NB; i++)); do
-	timeout -s KILL 90 "$LATWORK" --wait --cpu 1 --comm "b$i" burner --period 50ms \
+	# (released after three latbpf attach: over 90 s in the 6.1-rt guest
+	# on a busy host, where a 90 s bound had killed some before)
+	timeout -s KILL 300 "$LATWORK" --wait --cpu 1 --comm "b$i" burner --period 50ms \
 		--burst 200us --for 2s >"$T/many-b$i.work" 2>&1 &
 	_pids+=($!)
 done

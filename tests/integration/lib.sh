@@ -101,7 +101,8 @@ wait_for() {
 # (fails after LAT_ATTACH_TMO s, 15). Sets LAT_PID. LAT_TMO: its SIGINT (120 s).
 start_latbpf() {
 	local name=$1; shift
-	timeout -s INT "${LAT_TMO:-120}" "$LATBPF" "$@" >"$T/$name.out" 2>"$T/$name.err" &
+	# bounded even when latbpf does not end on SIGINT: KILL 30 s later
+	timeout -s INT -k 30 "${LAT_TMO:-120}" "$LATBPF" "$@" >"$T/$name.out" 2>"$T/$name.err" &
 	LAT_PID=$!
 	_pids+=("$LAT_PID")
 	wait_for "$T/$name.err" '^latbpf: attached' "${LAT_ATTACH_TMO:-15}"
