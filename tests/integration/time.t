@@ -161,12 +161,12 @@ for role in spin sleep futex waker dio; do
 	diag "$role ($t): running $r vs schedstat ${run[$role]}, runnable $q vs ${wait[$role]} ($(final "$J" "$(thread "$t") | [.causes[] | select(.state == \"runnable\") | \"\(.cause) \(.ns) in \(.count)\"] | join(\", \")"); on a CPU ${pcount[$role]} times)"
 	timing check "mixed: $role running ($r ns) = schedstat's run time (${run[$role]}) within 1 % + 1 ms + steal" \
 		near "$r" "${run[$role]}" "$(awk -v x="${run[$role]}" -v s="$steal" 'BEGIN { print x * 0.01 + 1e6 + s }')"
+	qn=$(final "$J" "$(thread "$t") | [.causes[] | select(.state == \"runnable\") | .count] | add // 0")
 	if [ -n "$bt" ]; then
 		b=$(sed -n "s/^@rq\[$t\]: //p" "$T/mix.bt")
 		bn=$(sed -n "s/^@n\[$t\]: //p" "$T/mix.bt")
-		qn=$(final "$J" "$(thread "$t") | [.causes[] | select(.state == \"runnable\") | .count] | add // 0")
-		diag "mixed: $role: bpftrace ${bn:-0} waits, the longest $(sed -n "s/^@mx\[$t\]: //p" "$T/mix.bt") ns; latbpf's longest $(final "$J" "$(thread "$t") | [.causes[] | select(.state == \"runnable\") | .max] | max"); misses ${btmiss:-none}"
 		mx=$(final "$J" "$(thread "$t") | [.causes[] | select(.state == \"runnable\") | .max] | max // 0")
+		diag "mixed: $role: bpftrace ${bn:-0} waits, the longest $(sed -n "s/^@mx\[$t\]: //p" "$T/mix.bt") ns; latbpf's longest $mx; misses ${btmiss:-none}"
 		# the two read the clock at different points of each event: each
 		# after the other programs on the tracepoint and its own work
 		# before its read, which differ between a switch-out and a
@@ -183,7 +183,6 @@ for role in spin sleep futex waker dio; do
 	# for a sleep whose wakeup the kernel did not trace (sched.switches'
 	# unseen_wakeups: it ends at the switch-in), and at least as many as
 	# bpftrace saw
-	qn=$(final "$J" "$(thread "$t") | [.causes[] | select(.state == \"runnable\") | .count] | add // 0")
 	lo=$(( ${pcount[$role]} - unseen ))
 	[ -n "$bt" ] && [ "${bn:-0}" -gt "$lo" ] && lo=$bn
 	check "mixed: $role: a wait before each of its runs ($qn for the kernel's ${pcount[$role]}, $unseen wakeups unseen${bt:+, bpftrace $bn})" \
