@@ -77,8 +77,11 @@
  *   latwork [common] mmapread --file PATH --count N
  *       drops PATH from the page cache (POSIX_FADV_DONTNEED), maps it with
  *       MADV_RANDOM and reads one byte of N random distinct pages. Prints
- *       "pages=<n> majflt=<delta> minflt=<delta> nvcsw=<delta>", from the
- *       reading thread's getrusage(RUSAGE_THREAD): nvcsw counts its sleeps.
+ *       "pages=<n> majflt=<delta> minflt=<delta> nvcsw=<delta>
+ *       slept_touches=<n> slept_ns=<ns> slept_p50=<ns>", from the reading
+ *       thread's getrusage(RUSAGE_THREAD): nvcsw counts its sleeps; the
+ *       touches it slept in (nvcsw moved across one), their time by
+ *       CLOCK_MONOTONIC around each, and the median of those.
  *   latwork [common] tcpserver --port P [--host A] [--for DUR]
  *       echoes every connection to A:P (default 127.0.0.1), a thread each,
  *       for DUR (default 10 s). Prints "listening".
@@ -658,11 +661,18 @@ static int run_touch(void)
 	return 0;
 }
 
+static int cmp_ll(const void *x, const void *y)
+{
+	long long a = *(const long long *)x, b = *(const long long *)y;
+
+	return (a > b) - (a < b);
+}
+
 static int run_mmapread(void)
 {
 	long pg = sysconf(_SC_PAGESIZE);
-	struct rusage a, b;
-	long long i, npages, n = 0;
+	struct rusage a, b, r0, r1;
+	long long i, npages, n = 0, nslept = 0, slept_ns = 0, *lens;
 	volatile char sink;
 	char *seen, *p;
 	off_t size;
@@ -685,21 +695,38 @@ static int run_mmapread(void)
 	}
 	madvise(p, (size_t)size, MADV_RANDOM);
 	srand((unsigned)getpid());
+	lens = calloc((size_t)count + 1, sizeof(*lens));
+	if (!lens) {
+		perror("latwork: calloc");
+		return 1;
+	}
 	getrusage(RUSAGE_THREAD, &a);
 	for (i = 0; i < count; ) {
-		long long k = rand() % npages;
+		long long k = rand() % npages, t0, t1;
 
 		if (seen[k])
 			continue;
 		seen[k] = 1;
+		/* the touch timed, and whether the thread slept in it */
+		getrusage(RUSAGE_THREAD, &r0);
+		t0 = now_ns();
 		sink = p[k * pg];
+		t1 = now_ns();
+		getrusage(RUSAGE_THREAD, &r1);
+		if (r1.ru_nvcsw != r0.ru_nvcsw) {
+			lens[nslept++] = t1 - t0;
+			slept_ns += t1 - t0;
+		}
 		i++;
 	}
 	getrusage(RUSAGE_THREAD, &b);
 	(void)sink;
 	n = b.ru_majflt - a.ru_majflt;
-	printf("pages=%lld majflt=%lld minflt=%ld nvcsw=%ld\n", count, n,
-	       b.ru_minflt - a.ru_minflt, b.ru_nvcsw - a.ru_nvcsw);
+	qsort(lens, (size_t)nslept, sizeof(*lens), cmp_ll);
+	printf("pages=%lld majflt=%lld minflt=%ld nvcsw=%ld slept_touches=%lld slept_ns=%lld"
+	       " slept_p50=%lld\n", count, n, b.ru_minflt - a.ru_minflt, b.ru_nvcsw - a.ru_nvcsw,
+	       nslept, slept_ns, nslept ? lens[(nslept - 1) / 2] : 0);
+	free(lens);
 	return 0;
 }
 
@@ -753,13 +780,6 @@ static int run_tcpserver(void)
 		pthread_detach(th);
 	}
 	return 0;
-}
-
-static int cmp_ll(const void *a, const void *b)
-{
-	long long x = *(const long long *)a, y = *(const long long *)b;
-
-	return (x > y) - (x < y);
 }
 
 /* --connects: each connect() call's time, as the ground truth a traced
