@@ -13,9 +13,9 @@
  *   latwork [common] threads --threads K --sleep DUR [--sleep-max DUR] --for DUR
  *       K threads (any number: small stacks) each sleep DUR in a loop
  *       (with --sleep-max, a length drawn evenly between the two each
- *       time) until DUR of --for has passed, then exit. Prints "threads=<k>
- *       sleeps=<total>" once they are all created ("started=<k>") and at
- *       the end.
+ *       time) until DUR of --for has passed since the last one started,
+ *       then exit. Prints "threads=<k> sleeps=<total>" once they are all
+ *       created ("started=<k>") and at the end.
  *   latwork [common] waits  --sleep DUR --count N
  *       N rounds of four waits that time out after DUR, each on its own
  *       timer: poll() with no descriptor, epoll_wait() on an empty epoll
@@ -108,6 +108,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -319,7 +320,7 @@ static void *napper(void *arg)
 	unsigned seed = (unsigned)syscall(SYS_gettid);
 	long long n = 0, d;
 
-	while (now_ns() < threads_end) {
+	while (now_ns() < __atomic_load_n(&threads_end, __ATOMIC_RELAXED)) {
 		if (sleep_max_ns > sleep_ns) {
 			d = sleep_ns + (long long)((double)rand_r(&seed) / RAND_MAX *
 						   (double)(sleep_max_ns - sleep_ns));
@@ -340,11 +341,14 @@ static int run_threads(void)
 
 	if (!th)
 		return 1;
-	threads_end = now_ns() + for_ns;
+	/* DUR counts from the last thread's start: creating thousands takes
+	 * minutes under qemu's TCG, longer than a test's DUR once */
+	__atomic_store_n(&threads_end, LLONG_MAX, __ATOMIC_RELAXED);
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 64 * 1024);
 	for (i = 0; i < nthreads; i++)
 		n += pthread_create(&th[n], &attr, napper, NULL) == 0;
+	__atomic_store_n(&threads_end, now_ns() + for_ns, __ATOMIC_RELAXED);
 	printf("started=%d\n", n);
 	fflush(stdout);
 	for (i = 0; i < n; i++)

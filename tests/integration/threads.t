@@ -13,9 +13,10 @@ N=10000
 # it outlives the slowest attach (qemu: a minute to create the threads) and
 # is killed after use
 timeout -s KILL 600 "$LATWORK" threads --threads $N --sleep 500ms --for 500s >"$T/w.work" 2>&1 &
-_pids+=($!)
+WT=$!
+_pids+=($WT)
 wait_for "$T/w.work" '^started=' 240
-WP=$(pgrep -P $! -x latwork)
+WP=$(pgrep -P $WT -x latwork)
 _pids+=("$WP")
 started=$(sed -n 's/^started=//p' "$T/w.work")
 check "the workload runs $N threads ($started)" test "$started" = $N
@@ -39,6 +40,10 @@ stop "$LAT_PID"
 rc=$?
 [ "$rc" = 0 ] || diag "latbpf exited $rc: $(tail -5 "$T/t.err" | tr '\n' '|')"
 ok "$rc" "latbpf exits 0"
+if [ "$alive" != yes ]; then
+	kill -0 "$WT" 2>/dev/null || { wait "$WT"; diag "the workload's timeout wrapper exited $?"; }
+	diag "the workload gone: $(tail -3 "$T/w.work" | tr '\n' '|') kernel: $(dmesg 2>/dev/null | grep -iE 'oom|killed process' | tail -3 | tr '\n' '|')"
+fi
 check "the workload was still running when measured" test "$alive" = yes
 kill "$WP" 2>/dev/null
 J=$T/t.json
