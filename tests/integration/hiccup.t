@@ -142,7 +142,9 @@ check "wakeup: the hog's share is positive ($hogns ns)" num_le 1 "$hogns"
 # attaches, then released at once: 120 forks and execs are not what is
 # measured (under qemu they take seconds).
 NB=120
-start_work many --cpu 1 hog --for 60s
+# (its bound outlives the burners' start and three attaches: the 6.1-rt
+# guest's hog was killed by a 90 s one before latbpf was attached)
+WORK_TMO=500 start_work many --cpu 1 hog --for 60s
 hog=$WORK_PID
 for ((i = 0; i < NB; i++)); do
 	# (released after three latbpf attach: over 90 s in the 6.1-rt guest
@@ -151,9 +153,10 @@ for ((i = 0; i < NB; i++)); do
 		--burst 200us --for 2s >"$T/many-b$i.work" 2>&1 &
 	_pids+=($!)
 done
-for ((i = 0; i < 600; i++)); do
+end=$((SECONDS + 280))
+while [ $SECONDS -lt $end ]; do
 	[ "$(cat "$T"/many-b*.work 2>/dev/null | grep -c '^ready')" -ge $NB ] && break
-	sleep 0.1
+	sleep 0.2
 done
 bps=($(sed -n 's/^ready //p' "$T"/many-b*.work))
 ok $((${#bps[@]} != NB)) "many: $NB burners ready (${#bps[@]})"
@@ -170,9 +173,10 @@ keep=$LAT_PID
 start_latbpf many --pid "$hog" --probes hiccup --no-tui --json "$T/many.json"
 kill -USR1 "$hog"
 kill -USR1 "${bps[@]}"
-for ((i = 0; i < 600; i++)); do
+end=$((SECONDS + 120))
+while [ $SECONDS -lt $end ]; do
 	[ "$(cat "$T"/many-b*.work | grep -c '^bursts=')" -ge $NB ] && break
-	sleep 0.1
+	sleep 0.2
 done
 stop "$LAT_PID"
 stop "$small"

@@ -61,6 +61,17 @@ diag() { sed 's/^/# /' >&2 <<<"$*"; }
 # that preempt a target a generic kernel would only interrupt: the checks
 # that differ there branch on it, and say what RT changes.
 preempt_rt() { [ "$(cat /sys/kernel/realtime 2>/dev/null)" = 1 ] || uname -v | grep -q PREEMPT_RT; }
+# preempt_full: a kernel that preempts a task inside the kernel too
+# (PREEMPT_RT, or preemption full or lazy: CONFIG_PREEMPT, or
+# PREEMPT_DYNAMIC's mode in debugfs), where a task can be preempted after
+# it set its sleep state and before it reached schedule()
+preempt_full() {
+	local f=/sys/kernel/debug/sched/preempt m
+	preempt_rt && return 0
+	[ -e "$f" ] || mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	m=$(cat "$f" 2>/dev/null)	# (lockdown may refuse it)
+	if [ -n "$m" ]; then grep -qE '\((full|lazy)\)' <<<"$m"; else uname -v | grep -qw PREEMPT; fi
+}
 # steal_ns CPU: the time CPU's hypervisor ran something else while it had
 # work, in ns (/proc/stat, whole clock ticks). With
 # PARAVIRT_TIME_ACCOUNTING the kernel's task runtimes leave it out, while
@@ -125,10 +136,11 @@ stop() {
 }
 
 # start_work NAME ARGS...: latwork --wait ARGS in the background; returns
-# once it is ready. Sets WORK_PID. Output in $T/NAME.work.
+# once it is ready. Sets WORK_PID. Output in $T/NAME.work. WORK_TMO: its
+# bound, from its start (90 s)
 start_work() {
 	local name=$1; shift
-	timeout -s KILL 90 "$LATWORK" --wait "$@" >"$T/$name.work" 2>&1 &
+	timeout -s KILL "${WORK_TMO:-90}" "$LATWORK" --wait "$@" >"$T/$name.work" 2>&1 &
 	_pids+=($!)
 	wait_for "$T/$name.work" '^ready' 10 || return 1
 	# the workload's own pid, not timeout's

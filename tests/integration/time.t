@@ -185,8 +185,16 @@ for role in spin sleep futex waker dio; do
 	# bpftrace saw
 	lo=$(( ${pcount[$role]} - unseen ))
 	[ -n "$bt" ] && [ "${bn:-0}" -gt "$lo" ] && lo=$bn
-	check "mixed: $role: a wait before each of its runs ($qn for the kernel's ${pcount[$role]}, $unseen wakeups unseen${bt:+, bpftrace $bn})" \
-		between "$qn" "$lo" "${pcount[$role]}"
+	# a task preempted after it set its sleep state, before schedule(),
+	# is queued without schedstat's stamp (sched_info_depart queues only
+	# a task in TASK_RUNNING), so the kernel counts neither that wait nor
+	# its time, and its wakeup finds it queued; latbpf counts it as the
+	# preemption it is. Only a kernel that preempts inside the kernel
+	# does that (the 6.1-rt guest: 568 waits for the kernel's 566)
+	hi=${pcount[$role]}
+	preempt_full && hi=$((hi + hi / 100 + 2))
+	check "mixed: $role: a wait before each of its runs ($qn for the kernel's ${pcount[$role]}, $unseen wakeups unseen${bt:+, bpftrace $bn}; at most $hi)" \
+		between "$qn" "$lo" "$hi"
 	# schedstat splits each switch at the run queue's clock, not at the
 	# tracepoint (7 us a preemption before it, measured; a wakeup
 	# preemption skips the clock's update): its run and wait times move
@@ -230,7 +238,13 @@ woke=$(final "$J" "[.time.causes[] | select(.state == \"runnable\" and .cause ==
 timing check "200 sleeps of 5 ms: clock_nanosleep + woken ($ns + $woke ns) is the sleeper's own measure of its sleeps ($slept) within 1 % + 20 us a sleep" \
 	near "$((${ns:-0} + ${woke:-0}))" "${slept:-x}" "$(awk -v w="${slept:-0}" 'BEGIN { print w * 0.01 + 200 * 20000 }')"
 check "... 200 sleeps of at least 5 ms ($slept ns >= 1.0 s)" num_le 1000000000 "${slept:-0}"
-check "... in 200 episodes ($cnt)" test "$cnt" = 200
+# a sleep whose timer fired before the thread left the CPU (TCG's slow
+# way to schedule(); or preempted on its way there, on a preemptible
+# kernel) is no sleep: one episode for each time the sleeper slept, the
+# kernel's count of its voluntary switches (the 6.1-rt guest: 198 of 200)
+nv=$(sed -n 's/.*nvcsw=\([0-9]*\).*/\1/p' "$T/sl.work")
+check "... in one episode for each of its sleeps ($cnt for nvcsw $nv, of 200)" \
+	bash -c "[ '$cnt' = '$nv' ] && [ '${nv:-0}' -ge 190 ]"
 # the slot holding 5 ms is [4980736, 5242879]: 1/16 of 2^22 wide
 timing check "... with p50 5 ms within the slot's width ($p50 ns)" between "$p50" 4980736 5242879
 check "JSON: a cause entry has state, cause, ns, its histogram inline and wakers" \
