@@ -26,8 +26,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# _todo: when set, the next checks are TAP TODOs (a goal of an open issue
+# not met yet: prove shows them, a failure does not fail the file)
+_todo=
 ok() { # ok COND_EXIT_STATUS DESCRIPTION
 	_n=$((_n + 1))
+	if [ -n "$_todo" ]; then
+		if [ "$1" -eq 0 ]; then echo "ok $_n - $2 # TODO $_todo"; else echo "not ok $_n - $2 # TODO $_todo"; fi
+		return 0
+	fi
 	if [ "$1" -eq 0 ]; then echo "ok $_n - $2"; else echo "not ok $_n - $2"; _fail=$((_fail + 1)); fi
 }
 check() { # check DESCRIPTION COMMAND...

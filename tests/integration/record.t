@@ -176,10 +176,11 @@ for c in 0 1; do
 	# longer. /proc/interrupts counts an interrupt before the kernel looks
 	# for its handler, so one it finds masked or without an action is
 	# counted with no irq_handler_entry: CI's host once counted 3001 where
-	# the trace and the hiccup family (two programs) both saw 2999. Allowed:
-	# 1 + 1 in 1000.
-	check "irq: CPU $c's irq slices (${tn:-0}) >= the kernel's count of its interrupts ($k) - 1 - 1/1000" \
-		num_le "$((k - 1 - k / 1000))" "${tn:-0}"
+	# the trace and the hiccup family (two programs) both saw 2999, and
+	# once 3000 where both saw 2994. Allowed: 1 + 1 in 200; the two
+	# programs must agree within 2 (below).
+	check "irq: CPU $c's irq slices (${tn:-0}) >= the kernel's count of its interrupts ($k) - 1 - 1/200" \
+		num_le "$((k - 1 - k / 200))" "${tn:-0}"
 	check "irq: ... and = hiccup's count (${hn:-?}) +- 2" \
 		between "${tn:-0}" "$((${hn:-0} - 2))" "$((${hn:-0} + 2))"
 	# two programs on each of irq_handler_entry and _exit, each reading

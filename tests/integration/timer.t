@@ -76,15 +76,20 @@ agree() {
 	check "$name: one lateness sample per loop ($lc for $CYC_C, +-1 %)" \
 		between "$lc" $((CYC_C * 99 / 100)) $((CYC_C * 101 / 100))
 	sum=$((lmax + rmax))
-	lo=$((CYC_MAX * 95 / 100 - 60000)) hi=$((CYC_MAX * 105 / 100 + 60000))
-	# cyclictest also times its way back to user space (a few us here;
-	# under TCG far more): a band. The two maxes may come from two loops
-	# (a timer 2.4 ms late in one, the burner's 4.9 ms in another): their
-	# sum covers the worst loop, it is not that loop
-	timing check "$name: timer max + run-queue max $sum ns covers cyclictest's Max $CYC_MAX ns (- 5 % - 60 us)" \
+	lo=$((CYC_MAX * 90 / 100 - 700000)) hi=$((CYC_MAX * 105 / 100 + 60000))
+	# cyclictest also times its way back to user space after the switch
+	# that ends the wait, and what the CPU does then (interrupts, a vCPU
+	# the hypervisor holds: this VM reports no steal) is the host's: a few
+	# us here on a quiet day, 635 us once on a noisy one (5824 us against
+	# timer + wait 5189 us; under TCG far more): below, 10 % + 700 us. The
+	# two maxes may come from two loops (a timer 2.4 ms late in one, the
+	# burner's 4.9 ms in another): their sum covers the worst loop, it is
+	# not that loop
+	timing check "$name: timer max + run-queue max $sum ns covers cyclictest's Max $CYC_MAX ns (- 10 % - 700 us)" \
 		num_le "$lo" "$sum"
-	# the worst loop itself: its timer's lateness and its wait, together
-	timing check "$name: the worst event, timer + wait $evmax ns, is cyclictest's Max (5 % + 60 us)" \
+	# the worst loop itself: its timer's lateness and its wait, together;
+	# never above what cyclictest saw
+	timing check "$name: the worst event, timer + wait $evmax ns, is cyclictest's Max (- 10 % - 700 us, + 5 % + 60 us)" \
 		between "$evmax" "$lo" "$hi"
 	check "$name: the burner's waits are seen (run-queue max $rmax ns >= 4 ms)" num_le 4000000 "$rmax"
 }

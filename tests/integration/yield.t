@@ -113,8 +113,14 @@ run_case() { # run_case NAME INTERVAL
 	# not found yet. This VM reports no steal time (kvm-clock, /proc/stat's
 	# steal 0), so a vCPU the host stops while latbpf is current looks the
 	# same from inside.
+	# TAP's TODO: a goal of the open issue, failing where the host gives
+	# such waits (CI's rehearsal on 2026-11-27: 4 of 207 at a 1 s
+	# interval, up to 9.9 ms; none of 1229 at 100 ms); prove reports it
+	# as a TODO, the figures stay in the log
+	_todo="issue 29: single waits of milliseconds behind latbpf, cause not found"
 	timing check "$name: bpftrace: ... over 2 ms at a time rarely (${long:-?} of $n waits, 1 % or 2 at most; longest $max ns)" \
 		bash -c "[ $(( ${long:-0} * 100 )) -le $n ] || [ ${long:-9} -le 2 ]"
+	_todo=
 	timing check "$name: hiccup: latbpf (self) at most 0.05 % of the target's time ($stot ns)" \
 		num_le "$((stot * 2000))" "$target_ns"
 	covers "$name" "$T/$name.json" "$iv"

@@ -163,7 +163,7 @@ for o in "${jobs_[@]}"; do
 done
 # the checks of every boot, and a boot without a result counts as a failure
 passed=$(cat "$work"/*/prove.txt 2>/dev/null | grep -c '^ok ')
-failed=$(cat "$work"/*/prove.txt 2>/dev/null | grep -c '^not ok ')
+failed=$(cat "$work"/*/prove.txt 2>/dev/null | grep '^not ok ' | grep -vc '# TODO ')
 [ "$rc" -eq 0 ] || [ "$failed" -gt 0 ] || failed=1
 echo "$passed passed, $failed failed"
 exit $rc
