@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 10,000 target threads with --per-thread (every family): the kernel keeps
+# 10,000 target threads (2,000 under TCG) with --per-thread (every family): the kernel keeps
 # histograms for at most 1024 live threads (15.9 MiB, docs/performance.md)
 # and counts the events of the others (threads_dropped) while the family's
 # totals keep every sample; the loader's memory stays within its 20 MiB
@@ -9,6 +9,10 @@
 need_root
 command -v bpftool >/dev/null || cannot_run "bpftool missing (tools/install-deps.sh)"
 N=10000
+# under qemu's TCG 2,000, still twice the table: with 10,000 the file took
+# 805 s of the guest's 900 (the attach alone minutes), and the workload's
+# 500 s ran out before the reads
+[ "${LATBPF_TCG:-0}" = 1 ] && N=2000
 
 # it outlives the slowest attach (qemu: a minute to create the threads) and
 # is killed after use
@@ -61,8 +65,9 @@ check "the other threads' events are counted ($dropped > 0, in drops)" \
 	bash -c "[ $dropped -gt 0 ] && [ \"\$(jq -r 'select(.final) | .drops[\"sched.threads_dropped\"]' '$J')\" = $dropped ]"
 total=$(final "$J" .sched.offcpu_sleep.count)
 byname=$(final "$J" '[.sched.threads[].offcpu_sleep.count] | add')
-# 10,000 threads sleeping 500 ms: about 20,000 wakeups a second
-check "the family's totals keep every thread's sleeps ($total >= 5 s x 18,000)" num_le 90000 "$total"
+# N threads sleeping 500 ms: about 2N wakeups a second (90 % of them over
+# 5 s at least)
+check "the family's totals keep every thread's sleeps ($total >= 5 s x $((N * 18 / 10)))" num_le $((N * 9)) "$total"
 check "... of which the named threads' are a part ($byname < $total)" num_le "$byname" "$((total - 1))"
 check "loader VmHWM within the 20 MiB budget ($hwm KiB)" num_le "$hwm" 20480
 # a peak only grows: the last record before /proc's read held at most
