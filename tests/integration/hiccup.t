@@ -64,10 +64,16 @@ burner_case() { # NAME PERIOD_MS BURST_MS
 	check "$name: preemption hiccups ($pre) >= bursts ($bursts)" num_le "$bursts" "$pre"
 	# a wait that spans two bursts (others held the CPU between them: under
 	# TCG, khugepaged for 8 ms, rcu_preempt) lasts a period at least
-	local spans
+	local spans unseen
 	spans=$(final "$J" "[$c1 | .hist.buckets[] | select(.[1] >= $((period * 1000000))) | .[2]] | add // 0")
-	check "$name: hiccups of half a burst or more ($long, $spans of them a period or more) >= the bursts spun whole (${whole:-?} of $bursts, half at least)" \
-		bash -c "[ '${whole:-0}' -ge $((bursts / 2)) ] && [ $((long + spans)) -ge '${whole:-x}' ]"
+	# and a switch back to the target that the kernel did not emit (6.18
+	# leaves out one in thousands: record.t's trace shows them, bpftrace
+	# too) ends no wait: the family counts those (unseen) and drops the
+	# wait they hid (CI's host, twice: 28 for 29 whole bursts; here 2
+	# unseen in one run of three)
+	unseen=$(final "$J" "$c1 | .unseen // 0")
+	check "$name: hiccups of half a burst or more ($long, $spans of them a period or more) >= the bursts spun whole (${whole:-?} of $bursts, half at least), less the switches the kernel did not emit on CPU 1 ($unseen)" \
+		bash -c "[ '${whole:-0}' -ge $((bursts / 2)) ] && [ $((long + spans + unseen)) -ge '${whole:-x}' ]"
 	# whether anything else holds the CPU for milliseconds is the machine's
 	# speed: under qemu a softirq or a kernel thread does
 	timing check "$name: ... and 2 more at most" num_le "$long" "$((bursts + 2))"
