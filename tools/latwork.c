@@ -47,6 +47,10 @@
  *       PATH (a file or a block device), within DUR if given. Prints
  *       "ios=<n> slept=<n>" (slept: the thread's voluntary switches in
  *       the loop, getrusage(RUSAGE_THREAD)).
+ *   latwork [common] idle   --count N
+ *       N child processes (forked, not exec'd) that wait for a signal, 600 s
+ *       at most. Prints "pids=<pid,...>" once they all exist; exits when
+ *       the last has gone (it reaps them).
  *   latwork [common] churn  --rate R --for DUR [--exec PATH] [--file F] [--port P]
  *       with --exec: starts PATH (no arguments) R times a second and reaps
  *       it; prints "spawned=<n> failed=<n>". Without: creates R threads a
@@ -933,6 +937,43 @@ static void *churn_thread(void *arg)
 	return arg;
 }
 
+/* idle --count N: N child processes that wait for a signal (600 s at
+ * most), forked, not exec'd: a thousand start in a moment, even under
+ * qemu's TCG. Prints "pids=<pid,...>" once all exist; reaps them, and
+ * exits when the last is gone. */
+static int run_idle(void)
+{
+	pid_t *pids = calloc((size_t)(count > 0 ? count : 1), sizeof(*pids));
+	long long i, n = 0;
+
+	if (!pids)
+		return 1;
+	fflush(stdout);
+	for (i = 0; i < count; i++) {
+		pid_t p = fork();
+
+		if (p == 0) {
+			alarm(600);
+			for (;;)
+				pause();
+		}
+		if (p < 0) {
+			perror("latwork: fork");
+			break;
+		}
+		pids[n++] = p;
+	}
+	printf("pids=");
+	for (i = 0; i < n; i++)
+		printf("%s%d", i ? "," : "", (int)pids[i]);
+	printf("\n");
+	fflush(stdout);
+	free(pids);
+	while (wait(NULL) > 0 || errno == EINTR)
+		;
+	return n == count ? 0 : 1;
+}
+
 static int run_churn(void)
 {
 	char *argv[] = { (char *)exec_path, NULL };
@@ -1082,6 +1123,8 @@ int main(int argc, char **argv)
 		rc = run_mixed();
 	else if (!strcmp(mode, "mmapread"))
 		rc = run_mmapread();
+	else if (!strcmp(mode, "idle"))
+		rc = run_idle();
 	else if (!strcmp(mode, "churn"))
 		rc = run_churn();
 	else

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The command line, fuzzed through the real binary as root: 300 random
+# The command line, fuzzed through the real binary as root: 200 random
 # command lines from latbpf's option grammar (tools/argfuzz; the same
 # generator's 10,000 in-process parses are tests/unit/test_fuzz_opts.c),
 # each with a run-ending --duration of at most 100 ms first and a timeout
@@ -18,7 +18,7 @@ done
 ARGFUZZ=$O/tools/argfuzz
 [ -x "$ARGFUZZ" ] && [ -x "$LATWORK" ] || cannot_run "$ARGFUZZ or $LATWORK missing (make)"
 SEED=${LATBPF_FUZZ_SEED:-20261123}
-N=${LATBPF_FUZZ_RUNS:-300}
+N=${LATBPF_FUZZ_RUNS:-200}
 echo "# seed $SEED (LATBPF_FUZZ_SEED=$SEED reproduces), $N runs"
 EXE=$(readlink -f "$LATBPF")
 # bytes, not characters: in a UTF-8 locale bash's read can take the NUL

@@ -7,15 +7,15 @@
 need_root
 progs0=$(tracing_progs)
 N=1000
-# idle targets: each sleeps once for the whole test (killed after). 600 s:
-# starting 999 of them took over 120 s in the 6.1-rt guest, and the first
-# had exited before latbpf was given the list ("no such process")
-idle=()
-for ((i = 0; i < N - 1; i++)); do
-	sleep 600 &
-	idle+=($!)
-	_pids+=($!)
-done
+# idle targets: 999 processes that wait for the whole test (killed after;
+# 600 s at most), forked by one latwork, not exec'd: 999 `sleep`s took
+# over 120 s to start in the 6.1-rt guest
+"$LATWORK" idle --count $((N - 1)) >"$T/idle.work" 2>&1 &
+_pids+=($!)
+wait_for "$T/idle.work" '^pids=' 300
+idle=($(sed -n 's/^pids=//p' "$T/idle.work" | tr ',' ' '))
+_pids+=("${idle[@]}")
+check "$((N - 1)) idle processes to trace (${#idle[@]})" test "${#idle[@]}" = $((N - 1))
 start_work known --comm known sleep --sleep 5ms --count 300
 known=$WORK_PID
 start_work noise --comm noise sleep --sleep 5ms --count 300
