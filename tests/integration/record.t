@@ -323,9 +323,7 @@ done
 # ---- E: memory. A whole-system run under a storm of context switches
 # (perf bench sched pipe): the loader's RSS within the stated budget, and
 # what did not fit counted ----
-# (30 s: three times the window, so it has been full and evicted twice;
-# 60 s gave the same peak and cost CI another 30 s)
-DUR=30
+DUR=60
 [ "${LATBPF_TCG:-0}" = 1 ] && DUR=20
 start_latbpf e --record 10s --probes sched --no-tui --duration ${DUR}s --interval 5s \
 	--trace "$T/e.pftrace" --json "$T/e.json"
