@@ -120,13 +120,19 @@ wait_for() {
 	return 1
 }
 
+# tcg_bound S: a bound of S seconds against a hang, 600 under qemu's TCG,
+# where a slow day made bpftool's reads alone outlast 120 s (a bound only:
+# the tests stop what they start)
+tcg_bound() { if [ "${LATBPF_TCG:-0}" = 1 ] && [ "$1" -lt 600 ]; then echo 600; else echo "$1"; fi; }
+
 # start_latbpf NAME ARGS...: runs latbpf in the background, stdout and
 # stderr to $T/NAME.out and .err, and returns once its probes are attached
-# (fails after LAT_ATTACH_TMO s, 15). Sets LAT_PID. LAT_TMO: its SIGINT (120 s).
+# (fails after LAT_ATTACH_TMO s, 15). Sets LAT_PID. LAT_TMO: its SIGINT (120 s;
+# 600 under TCG).
 start_latbpf() {
 	local name=$1; shift
 	# bounded even when latbpf does not end on SIGINT: KILL 30 s later
-	timeout -s INT -k 30 "${LAT_TMO:-120}" "$LATBPF" "$@" >"$T/$name.out" 2>"$T/$name.err" &
+	timeout -s INT -k 30 "${LAT_TMO:-$(tcg_bound 120)}" "$LATBPF" "$@" >"$T/$name.out" 2>"$T/$name.err" &
 	LAT_PID=$!
 	_pids+=("$LAT_PID")
 	wait_for "$T/$name.err" '^latbpf: attached' "${LAT_ATTACH_TMO:-15}"
@@ -144,10 +150,10 @@ stop() {
 
 # start_work NAME ARGS...: latwork --wait ARGS in the background; returns
 # once it is ready. Sets WORK_PID. Output in $T/NAME.work. WORK_TMO: its
-# bound, from its start (90 s)
+# bound, from its start (90 s; 600 under TCG)
 start_work() {
 	local name=$1; shift
-	timeout -s KILL "${WORK_TMO:-90}" "$LATWORK" --wait "$@" >"$T/$name.work" 2>&1 &
+	timeout -s KILL "${WORK_TMO:-$(tcg_bound 90)}" "$LATWORK" --wait "$@" >"$T/$name.work" 2>&1 &
 	_pids+=($!)
 	wait_for "$T/$name.work" '^ready' 10 || return 1
 	# the workload's own pid, not timeout's
