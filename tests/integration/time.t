@@ -242,9 +242,12 @@ check "... 200 sleeps of at least 5 ms ($slept ns >= 1.0 s)" num_le 1000000000 "
 # way to schedule(); or preempted on its way there, on a preemptible
 # kernel) is no sleep: one episode for each time the sleeper slept, the
 # kernel's count of its voluntary switches (the 6.1-rt guest: 198 of 200)
+# (and up to 2 voluntary switches elsewhere: the 6.1 guest's sleeper had
+# 201 for its 200 sleeps, one outside clock_nanosleep, as json.t's D
+# sleeps on code read over 9p)
 nv=$(sed -n 's/.*nvcsw=\([0-9]*\).*/\1/p' "$T/sl.work")
-check "... in one episode for each of its sleeps ($cnt for nvcsw $nv, of 200)" \
-	bash -c "[ '$cnt' = '$nv' ] && [ '${nv:-0}' -ge 190 ]"
+check "... in one episode for each of its sleeps ($cnt for nvcsw $nv, of 200; up to 2 switches elsewhere)" \
+	bash -c "[ '${cnt:-x}' -le 200 ] && [ '${cnt:-x}' -le '${nv:-x}' ] && [ '${cnt:-x}' -ge \$(( ${nv:-0} - 2 )) ] && [ '${nv:-0}' -ge 190 ]"
 # the slot holding 5 ms is [4980736, 5242879]: 1/16 of 2^22 wide
 timing check "... with p50 5 ms within the slot's width ($p50 ns)" between "$p50" 4980736 5242879
 check "JSON: a cause entry has state, cause, ns, its histogram inline and wakers" \
