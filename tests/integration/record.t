@@ -141,7 +141,11 @@ tns=$(final "$T/a.json" "$inc | .tasks_ns")
 # the burst's tasks: the burner, and whatever split its burst (above)
 timing check "burner: ... a burst of it the tasks' ($tns ns)" \
 	between "$tns" 2940000 $((3060000 + st1 - st0 + $(steal_tick_ns)))
-check "... most of it the burner's ($bns ns)" num_le 2000000 "$bns"
+# unless a switch the kernel did not emit left the target runnable in the
+# trace longer than any burst (the host once: 3 such, 19.4 ms in all, and
+# the longest wait was that gap, none of it the burner's)
+check "... most of it the burner's ($bns ns; switches the kernel did not emit: ${gaps:-0}, the wait $d ns)" \
+	bash -c "[ '${bns:-0}' -ge 2000000 ] || { [ '${gaps:-0}' -gt 0 ] && [ '${d:-0}' -gt 3300000 ]; }"
 
 # ---- B: interrupts. O_DIRECT reads on a loop device from a target on CPU 1,
 # both CPUs watched (--cpus): each CPU's irq slices against the kernel's
