@@ -166,17 +166,24 @@ while [ $SECONDS -lt $end ]; do
 done
 bps=($(sed -n 's/^ready //p' "$T"/many-b*.work))
 ok $((${#bps[@]} != NB)) "many: $NB burners ready (${#bps[@]})"
+# three latbpf on the target, each window inside the one before: the run
+# all is judged by first, the ones with a cut hash or a short list of names
+# after it and stopped before it
+start_latbpf many --pid "$hog" --probes hiccup --no-tui --json "$T/many.json"
+ok $? "many: latbpf attached"
+many=$LAT_PID
 # a second latbpf on the same target, its intruder hash cut to 8 keys
 # (LATBPF_HC_INTRUDERS): the charges it cannot take must be counted
 LATBPF_HC_INTRUDERS=8 start_latbpf small --pid "$hog" --probes hiccup --no-tui \
 	--json "$T/small.json"
+ok $? "many, 8 keys: latbpf attached"
 small=$LAT_PID
 # a third, that keeps 16 intruders by name once drained (LATBPF_HC_KEEP) and
 # polls every 200 ms: the rest are summed per CPU as "(others)"
 LATBPF_HC_KEEP=16 start_latbpf keep --pid "$hog" --probes hiccup --no-tui --interval 200ms \
 	--json "$T/keep.json"
+ok $? "keep 16: latbpf attached"
 keep=$LAT_PID
-start_latbpf many --pid "$hog" --probes hiccup --no-tui --json "$T/many.json"
 kill -USR1 "$hog"
 kill -USR1 "${bps[@]}"
 end=$((SECONDS + 120))
@@ -184,9 +191,9 @@ while [ $SECONDS -lt $end ]; do
 	[ "$(cat "$T"/many-b*.work | grep -c '^bursts=')" -ge $NB ] && break
 	sleep 0.2
 done
-stop "$LAT_PID"
-stop "$small"
 stop "$keep"
+stop "$small"
+stop "$many"
 kill -TERM "$hog" 2>/dev/null
 J=$T/many.json
 c1=".hiccup.cpus[] | select(.cpu == 1)"
@@ -243,13 +250,14 @@ check "keep 16: charged $k_in ns = waited + interrupted $k_all ns (+-1%)" \
 check "keep 16: the intervals add up to the run: nothing summed twice ($k_ivs = $k_in)" \
 	test "$k_ivs" = "$k_in"
 # each intruder counted once, though most were summed into (others) and
-# came back at later polls: as many as the run beside it that summed none
-# (its distinct-key sketch: +-1 at this size, and the few kernel threads
-# that ran only while one of the two was attached: 126..132 against 130 in
-# three runs; 1159 before the sketch, each summing counted again)
+# came back at later polls: at most as many as the run around it that
+# summed none, +2 for its distinct-key sketch (core/distinct.h: a key or
+# two at this size; 1159 before the sketch, each summing counted again),
+# and fewer only by the kernel threads that ran while that run alone was
+# attached (126..132 against 130 in three runs on the host)
 k_n=$(final "$K" "$c1 | .intruders")
-check "keep 16: counts each intruder once: $k_n, against $nin by the run that summed none (+-5 % +5)" \
-	between "$k_n" $((nin * 95 / 100 - 5)) $((nin * 105 / 100 + 5))
+check "keep 16: counts each intruder once: $k_n, against $nin by the run around it that summed none (-10 % -5, +2)" \
+	between "$k_n" $((nin * 90 / 100 - 5)) $((nin + 2))
 
 # Interrupts: the target spins on CPU 1; TCP traffic on CPU 0 in a network
 # namespace whose lo steers receive processing (RPS) to CPU 1, so NET_RX
