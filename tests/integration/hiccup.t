@@ -202,7 +202,7 @@ inns=$(final "$J" "$c1 | .intruders_ns")
 waits=$(final "$J" "$c1 | .preempted_ns + .wakeup_ns")
 pre=$(final "$J" "$c1 | .preempted")
 topb=$(final "$J" "[$c1 | .top[] | select(.name | test(\"^b[0-9]+$\"))] | length")
-diag "many: cpu1 $nin intruders, $inns ns charged; $pre preemptions, waits $waits ns; $topb of the top listed are burners"
+diag "many: cpu1 $nin intruders, $inns ns charged; $pre preemptions, waits $waits ns; $topb of the top listed are burners; the hog said: $(tr '\n' '|' <"$T/many.work"); $(cat "$T"/many-b*.work | grep -c '^bursts=') burners reported bursts"
 # every burner is an intruder where the CPU is fast enough for all of them
 # to run while the target waits; past the 64 cache slots is what is tested
 check "many: more intruders ($nin) than a CPU's 64 cache slots" num_le 65 "$nin"
