@@ -249,13 +249,17 @@ no_progs_above() {
 # held_ids PID prog|map: the ids of the BPF programs or maps process PID
 # holds, from its fdinfo (what bpftool would attribute to it): a map's or
 # program's fd says map_id or prog_id there; a link's says link_id, and the
-# prog_id of its program, which is not one held. One awk for all fds: a
-# readlink and a sed per fd took 13 s on the host and minutes under TCG.
+# prog_id of its program, which is not one held. Every fdinfo opens with
+# its pos: line. One cat and one awk for all fds (a readlink and a sed per
+# fd took 13 s on the host and minutes under TCG); cat, as mawk stops at a
+# file it cannot open, and latbpf closes fds of its own while it runs (the
+# 6.1-rt guest once read no program at all).
 held_ids() {
-	awk -v k="$2_id:" 'FNR == 1 { if (id != "" && !link) print id; id = ""; link = 0 }
-		$1 == "link_id:" { link = 1 }
-		$1 == k { id = $2 }
-		END { if (id != "" && !link) print id }' /proc/"$1"/fdinfo/* 2>/dev/null | sort -un
+	cat /proc/"$1"/fdinfo/* 2>/dev/null |
+		awk -v k="$2_id:" '$1 == "pos:" { if (id != "" && !link) print id; id = ""; link = 0 }
+			$1 == "link_id:" { link = 1 }
+			$1 == k { id = $2 }
+			END { if (id != "" && !link) print id }' | sort -un
 }
 # held_map PID NAME: the id of the map called NAME that process PID holds
 # (one bpftool call: in a qemu guest each takes seconds)

@@ -37,6 +37,7 @@ start_work hog --cpu 1 hog --for 3s
 echo "$WORK_PID" >"$CG/cgroup.procs"
 ok $? "the spinner $WORK_PID in the cgroup"
 before=$(throttled)
+nthr0=$(awk '$1 == "nr_throttled" { print $2 }' "$CG/cpu.stat")
 start_latbpf thr --pid "$WORK_PID" --probes all,time --no-tui --json "$T/thr.json"
 kill -USR1 "$WORK_PID"
 # 3 s of spinning at a fifth of the CPU: done by itself in about 3 s
@@ -51,6 +52,16 @@ run=$(final "$J" '.time.causes[] | select(.state == "running") | .ns')
 want=$((after - before))
 diag "cpu.stat: $(tr '\n' ' ' <"$CG/cpu.stat"); throttled $want ns | latbpf: throttled $thr ns in $n, running $run ns; $(final "$J" .probes.time)"
 check "the spinner ran about a fifth of the time ($run ns of 3 s)" between "${run:-0}" 450000000 800000000
-check "runnable/throttled ($thr ns) = cpu.stat's throttled time ($want ns) within 2 %" \
+nthr=$(awk '$1 == "nr_throttled" { print $2 }' "$CG/cpu.stat")
+# the kernel's throttled time runs from the throttle to the unthrottle,
+# latbpf's from the switch out to the switch back in: the same but for the
+# scheduling latency at each end, a few us here. Under qemu's TCG that is
+# the emulated machine's (1.5 ms an episode in the 6.1-rt guest: +2.06 %),
+# a timing band; each throttle is still one episode there.
+timing check "runnable/throttled ($thr ns) = cpu.stat's throttled time ($want ns) within 2 %" \
 	bash -c "awk -v a='${thr:-0}' -v b='$want' 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 1e9 && d <= b * 0.02) }'"
+check "... in as many episodes as the kernel's throttles ($n, cpu.stat's nr_throttled $((nthr - nthr0)) +- 2)" \
+	between "${n:-0}" $((nthr - nthr0 - 2)) $((nthr - nthr0 + 2))
+check "... and within 10 % of its time ($thr, $want ns)" \
+	between "${thr:-0}" $((want * 90 / 100)) $((want * 110 / 100))
 done_testing
