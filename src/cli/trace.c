@@ -523,7 +523,6 @@ static enum lat_status prepare(struct trace *t, int argc, char **argv)
 	/* from here on every thread of latbpf yields (the COMMAND, forked
 	 * next, gets back what latbpf was started with) */
 	lat_away_init(&t->away);
-	lat_away_yield(&t->away, !t->o.priority_normal);
 	/* the socket systemd passed, if it did, taken before a COMMAND is
 	 * forked: not the COMMAND's (--prometheus serves it) */
 	lat_http_inherit();
@@ -531,6 +530,9 @@ static enum lat_status prepare(struct trace *t, int argc, char **argv)
 		return st;
 	if ((st = attach(t)))
 		return st;
+	/* below everything it watches from here on: the attach ran at the
+	 * priority latbpf was started with (away.h) */
+	lat_away_yield(&t->away, !t->o.priority_normal);
 	t->to_tty = !t->o.no_tui && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) &&
 		    !t->env.stdout_taken;
 	/* the live view shows what latbpf's programs cost, as bpftop does:

@@ -134,6 +134,15 @@ const char *lat_away_yield(struct lat_away *a, bool idle)
 		return a->priority;
 	a->want_idle = a->idle_now = true;
 	a->yielded = a->priority;
+	/* the threads started before it (the outputs') too; and where
+	 * latbpf is stuck on a target's CPU it keeps its priority
+	 * (lat_away_update) */
+	each_thread(set_priority, &a->idle_now);
+	if (a->stuck) {
+		a->idle_now = false;
+		each_thread(set_priority, &a->idle_now);
+		a->priority = "normal";
+	}
 	return a->priority;
 }
 

@@ -35,11 +35,14 @@ void lat_away_init(struct lat_away *a);
 bool lat_away_update(struct lat_away *a, const struct lat_run *run);
 
 /*
- * And out of its time: latbpf's threads (this one and every one it starts
- * later) at SCHED_IDLE, so a task that wakes on their CPU preempts them at
- * once; where the kernel refuses that, at the lowest CFS weight (nice 19).
- * idle false leaves them as latbpf was started ("normal"). Returns what it
- * got, also in a->priority.
+ * And out of its time: latbpf's threads (every one it has, and every one it
+ * starts later) at SCHED_IDLE, so a task that wakes on their CPU preempts
+ * them at once; where the kernel refuses that, at the lowest CFS weight
+ * (nice 19). Called once attached: the attach itself (the verifier's work,
+ * a few hundred ms of CPU, once) runs at the priority latbpf was started
+ * with, as at SCHED_IDLE a host with every CPU busy let it run so little
+ * that it took minutes. idle false leaves them as latbpf was started
+ * ("normal"). Returns what it got, also in a->priority.
  */
 const char *lat_away_yield(struct lat_away *a, bool idle);
 /* In a child latbpf starts (the COMMAND), before it execs: the policy and

@@ -88,7 +88,14 @@ view() {
 	for ((i = 0; i < 600; i++)); do
 		tmux -L "$S" capture-pane -p -J -t "$S" >"$frame"
 		iv=$(grep -o '^interval [0-9]*' "$frame" | head -1 | cut -d' ' -f2)
-		[ "${iv:-0}" -ge "$want" ] && return 0
+		if [ "${iv:-0}" -ge "$want" ]; then
+			# the frame may be caught while it is drawn (header first;
+			# a fresh-clone run here lacked the bottom lines): once more,
+			# a moment later, within the same interval
+			sleep 0.5
+			tmux -L "$S" capture-pane -p -J -t "$S" >"$frame"
+			return 0
+		fi
 		sleep 0.1
 	done
 	diag "view $size: no interval $want on the screen after 60 s: $(head -3 "$frame" | tr '\n' '|')"

@@ -42,7 +42,7 @@ export PATH=$PATH:/usr/sbin:/sbin
 #   tty.t          the terminal view (tmux)
 #   report.t       a saved run re-rendered, its page in headless Chromium
 #                  (in the 6.1 guest Chromium wrote no screenshot and no DOM)
-#   fuzz_cli.t     300 random command lines: parsing, exit codes, messages;
+#   fuzz_cli.t     200 random command lines: parsing, exit codes, messages;
 #                  under TCG each attach takes seconds (lifecycle.t's exit
 #                  paths and leftover checks run there)
 #   hostile.t      names escaped in every output: user space (sched_filter.t
