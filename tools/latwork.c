@@ -1135,10 +1135,7 @@ int main(int argc, char **argv)
 		goto usage;
 	fflush(stdout);
 	if (linger) {
-		/* a bound against a test that never signals: under qemu's
-		 * TCG three latbpf attached in over 60 s, the 6.1-rt guest's
-		 * hiccup.t, while its hog and 120 burners waited */
-		struct timespec limit = { 600, 0 };
+		struct timespec limit = { 60, 0 };
 
 		sigaddset(&set, SIGTERM);
 		sigaddset(&set, SIGINT);

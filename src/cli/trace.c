@@ -520,8 +520,8 @@ static enum lat_status prepare(struct trace *t, int argc, char **argv)
 		if (!t->baseline)
 			fprintf(stderr, "latbpf: --baseline: out of memory; going on without\n");
 	}
-	/* from here on every thread of latbpf yields (the COMMAND, forked
-	 * next, gets back what latbpf was started with) */
+	/* where latbpf may run; it yields once attached (below), and the
+	 * COMMAND, forked next, keeps what latbpf was started with */
 	lat_away_init(&t->away);
 	/* the socket systemd passed, if it did, taken before a COMMAND is
 	 * forked: not the COMMAND's (--prometheus serves it) */

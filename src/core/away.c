@@ -132,17 +132,14 @@ const char *lat_away_yield(struct lat_away *a, bool idle)
 		a->priority = "nice 19";
 	else
 		return a->priority;
-	a->want_idle = a->idle_now = true;
+	a->want_idle = true;
 	a->yielded = a->priority;
-	/* the threads started before it (the outputs') too; and where
-	 * latbpf is stuck on a target's CPU it keeps its priority
-	 * (lat_away_update) */
+	/* every thread, those started before (the outputs') too; stuck on a
+	 * target's CPU, latbpf keeps its priority (lat_away_update) */
+	a->idle_now = !a->stuck;
 	each_thread(set_priority, &a->idle_now);
-	if (a->stuck) {
-		a->idle_now = false;
-		each_thread(set_priority, &a->idle_now);
+	if (a->stuck)
 		a->priority = "normal";
-	}
 	return a->priority;
 }
 

@@ -169,9 +169,9 @@ while [ $SECONDS -lt $end ]; do
 done
 bps=($(sed -n 's/^ready //p' "$T"/many-b*.work))
 ok $((${#bps[@]} != NB)) "many: $NB burners ready (${#bps[@]})"
-# three latbpf on the target, each window inside the one before: the run
-# all is judged by first, the ones with a cut hash or a short list of names
-# after it and stopped before it
+# three latbpf on the target, each window inside the one before: first the
+# run the other two are judged against, then the one with a cut hash and
+# the one with a short list of names, each stopped before the one before
 start_latbpf many --pid "$hog" --probes hiccup --no-tui --json "$T/many.json"
 ok $? "many: latbpf attached"
 many=$LAT_PID
