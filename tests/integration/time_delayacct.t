@@ -20,10 +20,46 @@ trap 'sysctl -qw kernel.task_delayacct="$old"; rm -f "$FILE"; cleanup' EXIT
 sysctl -qw kernel.task_delayacct=1
 ok $? "kernel.task_delayacct=1 (was $old)"
 
-# SCHED_BATCH: no wakeup preempts, so the kernel's clock is read at every
-# switch (tests/integration/time.t says why that matters)
+# SCHED_BATCH: the workload's own wakeups do not preempt (other tasks' on
+# its CPU may: below)
 start_work mix --cpu 1 --batch --timerslack 1 --linger mixed --for 3s --sleep 5ms --file "$FILE"
+# The kernel times a wait with the run queue's clock, not at the
+# tracepoints: the clock read when the scheduler took its lock, and after a
+# wakeup preemption not read again (__schedule() skips the update,
+# RQCF_ACT_SKIP), so a wait's kernel ends can lie milliseconds before the
+# switch (1-2 ms seen here under another task's wakeups; CI once read the
+# spinner's 781 waits 6.8 ms longer than latbpf did). bpftrace, attached
+# before latbpf so its programs run first, reads that clock at each
+# switch and wakeup of the workload's threads on CPU 1: st = its now - the
+# clock. A wait's kernel length is then latbpf's + st at its start - st at
+# its end; the constant between the two clocks cancels in each wait (the
+# sums carry it once for an end without its start: sum - count * min).
+bt=
+if [ "${LATBPF_TCG:-0}" != 1 ]; then
+	command -v bpftrace >/dev/null || cannot_run "bpftrace missing (tools/install-deps.sh)"
+	timeout -s INT 60 bpftrace -q -e "
+	BEGIN { printf(\"attached\\n\"); }
+	tracepoint:sched:sched_wakeup_new /curtask->tgid == $WORK_PID/ { @mine[args->pid] = 1; }
+	tracepoint:sched:sched_switch /cpu == 1/ {
+		@rq = (uint64)curtask->se.cfs_rq->rq;
+		\$st = (int64)nsecs - (int64)((struct rq *)@rq)->clock;
+		@min = min(\$st);
+		if (@mine[args->prev_pid] && (args->prev_state & 0xff) == 0) { @s[args->prev_pid] = sum(\$st); @c[args->prev_pid] = sum(1); }
+		if (@mine[args->next_pid]) { @s[args->next_pid] = sum(-\$st); @c[args->next_pid] = sum(-1); }
+	}
+	tracepoint:sched:sched_wakeup /@rq && @mine[args->pid] && args->target_cpu == 1/ {
+		\$st = (int64)nsecs - (int64)((struct rq *)@rq)->clock;
+		@s[args->pid] = sum(\$st); @c[args->pid] = sum(1);
+	}
+	END { clear(@mine); clear(@rq); }" >"$T/mix.bt" 2>"$T/mix.bt.err" &
+	bt=$!
+	wait_for "$T/mix.bt" '^attached' 30
+	r=$?
+	ok $r "bpftrace attached (reads the run queue's clock)"
+	[ $r -eq 0 ] || diag "$(cat "$T/mix.bt.err")"
+fi
 start_latbpf mix --pid "$WORK_PID" --probes all,time --per-thread --no-tui --json "$T/mix.json"
+ok $? "latbpf attached"
 kill -USR1 "$WORK_PID"
 wait_for "$T/mix.work" ' done$' 30
 declare -A tid cpu blk ncpu
@@ -35,21 +71,27 @@ for role in spin sleep futex waker dio; do
 	ncpu[$role]=$(sed -n 's/.*cpu_count=\([0-9]*\).*/\1/p' <<<"$line")
 done
 sleep 0.5
+[ -n "$bt" ] && kill -INT "$bt" && wait "$bt"
 stop "$LAT_PID"
 ok $? "latbpf exits 0"
 kill -TERM "$WORK_PID"
 J=$T/mix.json
-# |a - b| <= 2 % of b + N us: the kernel times a wait with the run queue's
-# clock, read when the scheduler takes its lock, latbpf at the tracepoints
-# a little later, so each wait's two ends may move: 0.2 us a wait here
-# (the futex waiter's 376 waits of 5 us, 3.8 % apart once), 1 us allowed
+# |a - b| <= 2 % of b + N us: corrected for the clock as above, the
+# differences left were 0.03-5.3 us a wait here (at most under a 2 ms
+# sleeper's wakeup preemptions on the CPU, where uncorrected they were
+# 7-24 us a wait): what the two tracers' programs and the kernel do between
+# their clock reads. 10 us a wait allowed, as time.t allows schedstat.
 within2() { awk -v a="$1" -v b="$2" -v n="${3:-0}" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= b * 0.02 + n * 1000) }'; }
+btmin=$(sed -n 's/^@min: //p' "$T/mix.bt" 2>/dev/null)
 for role in spin sleep futex waker dio; do
 	t=${tid[$role]}
 	q=$(final "$J" ".time.per_thread[] | select(.tid == $t) | [.time.causes[] | select(.state == \"runnable\") | .ns] | add // 0")
-	diag "$role ($t): runnable $q ns, taskstats cpu delay ${cpu[$role]} ns, blkio delay ${blk[$role]} ns"
-	timing check "$role: runnable ($q ns) = taskstats cpu delay (${cpu[$role]}) within 2 % + 1 us a wait (${ncpu[$role]})" \
-		within2 "$q" "${cpu[$role]}" "${ncpu[$role]}"
+	s_=$(sed -n "s/^@s\[$t\]: //p" "$T/mix.bt" 2>/dev/null)
+	c_=$(sed -n "s/^@c\[$t\]: //p" "$T/mix.bt" 2>/dev/null)
+	d=$(( ${s_:-0} - ${c_:-0} * ${btmin:-0} ))
+	diag "$role ($t): runnable $q ns, taskstats cpu delay ${cpu[$role]} ns, blkio delay ${blk[$role]} ns; the kernel's clock moves its waits by $d ns"
+	timing check "$role: runnable ($q ns) + the kernel's clock ($d) = taskstats cpu delay (${cpu[$role]}) within 2 % + 10 us a wait (${ncpu[$role]})" \
+		within2 "$((q + d))" "${cpu[$role]}" "$((ncpu[$role] * 10))"
 done
 t=${tid[dio]}
 diag "dio's causes: $(final "$J" ".time.per_thread[] | select(.tid == $t) | [.time.causes[] | \"\(.state) \(.cause // \"\") \(.reason // \"\") \(.ns) in \(.count)\"] | join(\", \")")"
