@@ -34,9 +34,22 @@ start_work mix --cpu 1 --batch --timerslack 1 --linger mixed --for 3s --sleep 5m
 # clock. A wait's kernel length is then latbpf's + st at its start - st at
 # its end; the constant between the two clocks cancels in each wait (the
 # sums carry it once for an end without its start: sum - count * min).
+#
+# It also times each io wait itself, from the switch-out with in_iowait set
+# to the wakeup, and counts those whose dequeue the scheduler delayed
+# (6.12+'s EEVDF keeps a task that sleeps while not eligible queued,
+# se.sched_delayed, and blocks it at a later pick: __block_task() then
+# calls delayacct_blkio_start(), which stamps `current`, the task running
+# then, not this one. Its blkio delay then runs from an older stamp, or the
+# wakeup finds it still queued and ends none: taskstats read 26-85 % over
+# latbpf and bpftrace's 475-550 io waits here with 4-52 of them delayed,
+# and within 1 % with none).
 bt=
 if [ "${LATBPF_TCG:-0}" != 1 ]; then
 	command -v bpftrace >/dev/null || cannot_run "bpftrace missing (tools/install-deps.sh)"
+	delayed=
+	bpftool btf dump file /sys/kernel/btf/vmlinux format c 2>/dev/null | grep -q '[^_]sched_delayed;' &&
+		delayed='if (curtask->se.sched_delayed) { @iodel[args->prev_pid] = count(); }'
 	timeout -s INT 60 bpftrace -q -e "
 	BEGIN { printf(\"attached\\n\"); }
 	tracepoint:sched:sched_wakeup_new /curtask->tgid == $WORK_PID/ { @mine[args->pid] = 1; }
@@ -51,7 +64,13 @@ if [ "${LATBPF_TCG:-0}" != 1 ]; then
 		\$st = (int64)nsecs - (int64)((struct rq *)@rq)->clock;
 		@s[args->pid] = sum(\$st); @c[args->pid] = sum(1);
 	}
-	END { clear(@mine); clear(@rq); }" >"$T/mix.bt" 2>"$T/mix.bt.err" &
+	tracepoint:sched:sched_switch /@mine[args->prev_pid] && curtask->in_iowait && (args->prev_state & 0xff) != 0/ {
+		@iots[args->prev_pid] = nsecs; @ion[args->prev_pid] = count(); $delayed
+	}
+	tracepoint:sched:sched_wakeup /@iots[args->pid]/ {
+		@io[args->pid] = sum(nsecs - @iots[args->pid]); delete(@iots[args->pid]);
+	}
+	END { clear(@mine); clear(@rq); clear(@iots); }" >"$T/mix.bt" 2>"$T/mix.bt.err" &
 	bt=$!
 	wait_for "$T/mix.bt" '^attached' 30
 	r=$?
@@ -62,13 +81,14 @@ start_latbpf mix --pid "$WORK_PID" --probes all,time --per-thread --no-tui --jso
 ok $? "latbpf attached"
 kill -USR1 "$WORK_PID"
 wait_for "$T/mix.work" ' done$' 30
-declare -A tid cpu blk ncpu
+declare -A tid cpu blk ncpu nblk
 for role in spin sleep futex waker dio; do
 	tid[$role]=$(sed -n "s/.*\b$role=\([0-9]*\).*/\1/p" "$T/mix.work")
 	line=$("$T/taskstats" "${tid[$role]}")
 	cpu[$role]=$(sed -n 's/.*cpu_delay_ns=\([0-9]*\).*/\1/p' <<<"$line")
 	blk[$role]=$(sed -n 's/.*blkio_delay_ns=\([0-9]*\).*/\1/p' <<<"$line")
 	ncpu[$role]=$(sed -n 's/.*cpu_count=\([0-9]*\).*/\1/p' <<<"$line")
+	nblk[$role]=$(sed -n 's/.*blkio_count=\([0-9]*\).*/\1/p' <<<"$line")
 done
 sleep 0.5
 [ -n "$bt" ] && kill -INT "$bt" && wait "$bt"
@@ -98,5 +118,22 @@ diag "dio's causes: $(final "$J" ".time.per_thread[] | select(.tid == $t) | [.ti
 # the kernel's blkio delay is every wait with in_iowait set, whatever the
 # task's state (io_schedule() in a killable or interruptible wait too)
 io=$(final "$J" ".time.per_thread[] | select(.tid == $t) | [.time.causes[] | select(.reason == \"io\") | .ns] | add // 0")
-timing check "dio: waiting for io ($io ns) = taskstats blkio delay (${blk[dio]}) within 2 %" within2 "$io" "${blk[dio]}"
+bio=$(sed -n "s/^@io\[$t\]: //p" "$T/mix.bt" 2>/dev/null)
+bion=$(sed -n "s/^@ion\[$t\]: //p" "$T/mix.bt" 2>/dev/null)
+bdel=$(sed -n "s/^@iodel\[$t\]: //p" "$T/mix.bt" 2>/dev/null)
+diag "dio: io waits: latbpf $io ns; bpftrace ${bio:-none} ns in ${bion:-0}, ${bdel:-0} of them delay-dequeued; taskstats ${blk[dio]} ns in ${nblk[dio]}"
+# the same waits timed from the same tracepoints: bpftrace's programs read
+# the clock first, latbpf's after theirs and its own work, so each end
+# moves by what ran between (0.2-0.4 % apart on a quiet host; 12 us a wait
+# once with two TCG guests busy on both CPUs): 10 us a wait allowed
+timing check "dio: waiting for io ($io ns) = bpftrace's io waits from the same tracepoints (${bio:-none} in ${bion:-0}) within 2 % + 10 us a wait" \
+	within2 "$io" "${bio:-0}" "$(( ${bion:-0} * 10 ))"
+if [ "${bdel:-0}" -eq 0 ]; then
+	timing check "dio: waiting for io ($io ns) = taskstats blkio delay (${blk[dio]}) within 2 %, no io wait's dequeue delayed" \
+		within2 "$io" "${blk[dio]}"
+else
+	# the kernel's own figure is wrong then (above): said, not judged
+	_n=$((_n + 1))
+	echo "ok $_n - dio: taskstats blkio delay (${blk[dio]}) not compared: ${bdel} of ${bion} io waits had their dequeue delayed, which 6.12+'s delay accounting charges to another task # SKIP kernel's blkio delay wrong under DELAY_DEQUEUE"
+fi
 done_testing
