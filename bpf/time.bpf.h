@@ -50,6 +50,14 @@ __u64 time_iter_live = 0;	/* the last run's target threads */
  * open episodes up to it, so an interval's accounts end where its record
  * does; 0: up to the iterator's own now */
 volatile __u64 time_iter_upto = 0;
+/* the iterator may run: handlers take and publish a record's account word
+ * with atomic exchanges (time_take, time_open). The loader sets it, waits
+ * out every handler that may have read it clear (membarrier's RCU grace
+ * period), runs the iterator, and clears it; without that wait (nohz_full
+ * refuses membarrier) it stays set. Between iterations the words are
+ * written with plain stores: an exchange is ~5-10 ns a transition, and a
+ * switch has two. */
+volatile __u32 time_iter_busy = 0;
 
 /* A target task's account, in its sched record (bpf/sched.bpf.c) beside
  * the timestamp ts of its current state. */
@@ -329,13 +337,36 @@ static __always_inline void time_thread_add(struct task_struct *t, __u32 key, __
 		lat_hist_record(&e->h, sample);
 }
 
+/* The mark of tm's episode, which its close is about to credit from. While
+ * the iterator may run, taken with an exchange that also bumps the
+ * generation and clears TIME_F_KNOWN: the iterator's compare-and-swap of
+ * the word either landed before (its credit is in the mark taken) or
+ * fails after, and it skips the record until time_open publishes the next
+ * episode. A plain load otherwise: only a handler of the task writes it. */
+static __always_inline __u32 time_take(struct time_task *tm)
+{
+	__u64 *w = (__u64 *)tm, cur, nw;
+	struct time_task o;
+
+	if (!time_iter_busy)
+		return tm->mark;
+	cur = *w;
+	__builtin_memcpy(&o, &cur, sizeof(o));
+	o.mark = 0;
+	o.flags = ((o.flags & ~(TIME_GEN - 1)) + TIME_GEN) | (o.flags & TIME_F_PARTIAL);
+	__builtin_memcpy(&nw, &o, sizeof(nw));
+	cur = __sync_lock_test_and_set(w, nw);
+	__builtin_memcpy(&o, &cur, sizeof(o));
+	return o.mark;
+}
+
 /* Closes t's episode of key that began at ts (its account tm) at now:
  * its time since the last credit, and, when it ended by itself (hist) and
  * its start is known, its length as a sample. */
 static __always_inline void time_close(struct task_struct *t, struct time_task *tm, __u64 ts,
 				       __u64 now, bool hist, struct lat_time_fixed *f)
 {
-	__u64 from = ts + ((__u64)tm->mark << TIME_MARK_SHIFT), d;
+	__u64 from = ts + ((__u64)time_take(tm) << TIME_MARK_SHIFT), d;
 	__u32 key = tm->key;
 
 	hist = hist && !(tm->flags & TIME_F_PARTIAL);
@@ -348,13 +379,26 @@ static __always_inline void time_close(struct task_struct *t, struct time_task *
 		time_thread_add(t, key, d, hist, now - ts);
 }
 
-/* A new episode of key from now; ts: the record's timestamp */
+/* A new episode of key from now; ts: the record's timestamp. While the
+ * iterator may run, the word is published with an exchange after ts, so an
+ * iterator that sees the new generation sees its timestamp too. */
 static __always_inline void time_open(struct time_task *tm, __u64 *ts, __u32 key, __u64 now)
 {
+	struct time_task o = {
+		.key = key,
+		.flags = (tm->flags & ~(TIME_GEN - 1)) + TIME_GEN + TIME_F_KNOWN,
+	};
+	__u64 nw;
+
 	*ts = now;
-	tm->key = key;
+	if (time_iter_busy) {
+		__builtin_memcpy(&nw, &o, sizeof(nw));
+		__sync_lock_test_and_set((__u64 *)tm, nw);
+		return;
+	}
+	tm->key = o.key;
 	tm->mark = 0;
-	tm->flags = (tm->flags & ~(TIME_GEN - 1)) + TIME_GEN + TIME_F_KNOWN;
+	tm->flags = o.flags;
 }
 
 /* Why a task left its CPU runnable: its cgroup's CFS quota ran out. 6.18

@@ -34,6 +34,8 @@ struct lat_sc_slots {
 	unsigned consumed;		/* the readers that took this read */
 	__u64 live;			/* target threads the iterator saw */
 	struct bpf_link *iter;		/* the time family's task iterator */
+	bool busy_always;		/* membarrier refused (nohz_full): the
+					 * handlers' atomic path stays on */
 };
 
 enum { LAT_SC_READER_SCHED, LAT_SC_READER_TIME };
