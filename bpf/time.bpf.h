@@ -379,9 +379,10 @@ static __always_inline void time_close(struct task_struct *t, struct time_task *
 		time_thread_add(t, key, d, hist, now - ts);
 }
 
-/* A new episode of key from now; ts: the record's timestamp. While the
- * iterator may run, the word is published with an exchange after ts, so an
- * iterator that sees the new generation sees its timestamp too. */
+/* A new episode of key from now; ts: the record's timestamp. The account
+ * is one word, written after ts: while the iterator may run, with an
+ * exchange, so an iterator that sees the new generation sees its timestamp
+ * too; otherwise with one plain store. */
 static __always_inline void time_open(struct time_task *tm, __u64 *ts, __u32 key, __u64 now)
 {
 	struct time_task o = {
@@ -390,15 +391,12 @@ static __always_inline void time_open(struct time_task *tm, __u64 *ts, __u32 key
 	};
 	__u64 nw;
 
+	__builtin_memcpy(&nw, &o, sizeof(nw));
 	*ts = now;
-	if (time_iter_busy) {
-		__builtin_memcpy(&nw, &o, sizeof(nw));
+	if (time_iter_busy)
 		__sync_lock_test_and_set((__u64 *)tm, nw);
-		return;
-	}
-	tm->key = o.key;
-	tm->mark = 0;
-	tm->flags = o.flags;
+	else
+		*(__u64 *)tm = nw;
 }
 
 /* Why a task left its CPU runnable: its cgroup's CFS quota ran out. 6.18
