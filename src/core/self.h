@@ -28,7 +28,10 @@ struct lat_self {
 	__u64 late, late_before;
 	int nprogs;
 	struct lat_self_prog progs[LAT_SELF_MAX_PROGS];
-	int map_fds[LAT_SELF_MAX_MAPS], nmaps;	/* one fd per map latbpf holds */
+	/* one fd per map latbpf holds that can grow (read at every poll);
+	 * the others' bytes, fixed when they were made */
+	int map_fds[LAT_SELF_MAX_MAPS], nmaps;
+	__u64 fixed_bytes;
 };
 
 /* after attaching: the programs' counts start here */
