@@ -6,14 +6,18 @@
 #  - bpftrace (outside latbpf): every time a target thread woke on a CPU
 #    where a latbpf thread was running, until latbpf left that CPU;
 #  - latbpf's hiccup family: the intruder "latbpf (self)" of each CPU.
-# Both: at most 0.05 % of the target's time in all (the loader before it
-# yielded: 0.16 % at 100 ms); bpftrace's, at most 2 ms for any one wait
-# (before: 2.0-2.3 ms; now 0.5-1.4 ms in 8 runs; the goal is 100 us: see
-# docs/performance.md, "latbpf yields", for where the rest comes from). The longest of each is
-# reported: the hiccup family's is latbpf's run while any of the 8 threads
-# waited for its CPU, which can be longer than one thread's wait. Then, with a CPU hog at normal priority on both CPUs, latbpf (at
-# SCHED_IDLE) still writes every interval record, says which polls came
-# late, and its count of the target's sleeps agrees with the target's own.
+# Both: at most 0.05 % of the target's time in all, less the host's stalls
+# of a vCPU (below, delay_by); the loader before it yielded: 0.16 % at 100
+# ms; with an access() per intruder and the fdinfo of every map at each
+# poll, 0.074 % on 2026-11-27, now 0.015 %. bpftrace's, at most 2 ms for any
+# one wait, rarely (a TODO of the open issue: the goal is 100 us; see
+# docs/performance.md, "latbpf yields", for where the rest comes from). The
+# longest of each is reported: the hiccup family's is latbpf's run while
+# any of the 8 threads waited for its CPU, which can be longer than one
+# thread's wait. Then, with a CPU hog at normal priority on both CPUs,
+# latbpf (at SCHED_IDLE) still writes every interval record, says which
+# polls came late, and its count of the target's sleeps agrees with the
+# target's own.
 . "$(dirname "$0")/lib.sh"
 need_root
 for c in bpftrace jq; do
@@ -22,23 +26,46 @@ done
 [ "$(nproc)" -ge 2 ] || cannot_run "needs 2 CPUs"
 SECS=${YIELD_SECS:-20}
 
-# delay_by PID TIDS SECS: "n sum_ns max_ns long" of the stretches in which a
-# thread of TIDS (comma-separated) was woken onto a CPU that a thread of
-# latbpf's process PID held, until that thread switched out, less the
-# interrupts and softirqs the CPU ran meanwhile (theirs, not latbpf's: the
-# hiccup family charges them to themselves too); long: those over 2 ms
+# delay_by PID TIDS SECS: "n sum_ns max_ns long stalls stall_ns" of the
+# stretches in which a thread of TIDS (comma-separated) was woken onto a CPU
+# that a thread of latbpf's process PID held, until that thread switched
+# out, less the interrupts and softirqs the CPU ran meanwhile (theirs, not
+# latbpf's: the hiccup family charges them to themselves too); long: those
+# over 2 ms.
+# Stalls: this host is a VM whose vCPUs its host stops now and then (no
+# steal time is reported). A CPU that runs anything, latbpf too, takes the
+# 1999 Hz profile timer's interrupt every 0.5 ms; a stretch in which that
+# CPU went 2 ms or more without one (from the wakeup on) did not run at all
+# for that long (else a system call of latbpf's would have kept interrupts
+# off for 2 ms; its longest of any kind took 0.2 ms here). Such stretches
+# are the host's, counted apart (stalls, stall_ns) and left out of the rest.
+# Found 2026-11-27: of 8 waits over 1.5 ms, 3 had 0-3 samples in 3-10 ms.
 delay_by() {
 	local cond
 	cond=$(tr ',' '\n' <<<"$2" | sed 's/.*/args->pid == &/' | paste -sd'|' - | sed 's/|/ || /g')
 	timeout -s INT "$(($3 + 30))" bpftrace -q -e "
+		profile:hz:1999 {
+			if (@woke[cpu]) {
+				\$f = @last[cpu] > @woke[cpu] ? @last[cpu] : @woke[cpu];
+				if (nsecs - \$f > @gap[cpu]) { @gap[cpu] = nsecs - \$f; }
+			}
+			@last[cpu] = nsecs;
+		}
 		tracepoint:sched:sched_switch {
 			if (@held[cpu] && @woke[cpu]) {
 				\$d = nsecs - @woke[cpu] - @intr[cpu];
-				@n = count(); @sum = sum(\$d); @max = max(\$d);
-				if (\$d > 2000000) { @long = count(); }
+				\$f = @last[cpu] > @woke[cpu] ? @last[cpu] : @woke[cpu];
+				\$g = nsecs - \$f > @gap[cpu] ? nsecs - \$f : @gap[cpu];
+				if (\$g >= 2000000) {
+					@stalls = count(); @stall_ns = sum(\$d);
+				} else {
+					@n = count(); @sum = sum(\$d); @max = max(\$d);
+					if (\$d > 2000000) { @long = count(); }
+				}
 			}
 			delete(@woke[cpu]);
 			delete(@intr[cpu]);
+			delete(@gap[cpu]);
 			@held[cpu] = @lat[args->next_pid];
 		}
 		tracepoint:irq:irq_handler_entry, tracepoint:irq:softirq_entry { @in[cpu] = nsecs; }
@@ -52,13 +79,15 @@ delay_by() {
 		tracepoint:sched:sched_wakeup /$cond/ {
 			if (@held[args->target_cpu] && !@woke[args->target_cpu]) {
 				@woke[args->target_cpu] = nsecs;
+				@gap[args->target_cpu] = 0;
 			}
 		}
 		interval:s:$3 { exit(); }
 		BEGIN { $(for t in $(ls /proc/"$1"/task); do echo "@lat[$t] = 1;"; done) }
-		END { clear(@held); clear(@woke); clear(@lat); clear(@in); clear(@intr); }" 2>&1 |
+		END { clear(@held); clear(@woke); clear(@lat); clear(@in); clear(@intr); clear(@last); clear(@gap); }" 2>&1 |
 		awk '/^@n:/ { n = $2 } /^@sum:/ { s = $2 } /^@max:/ { m = $2 } /^@long:/ { l = $2 }
-		     END { print n + 0, s + 0, m + 0, l + 0 }'
+		     /^@stalls:/ { st = $2 } /^@stall_ns:/ { sn = $2 }
+		     END { print n + 0, s + 0, m + 0, l + 0, st + 0, sn + 0 }'
 }
 
 # self_of JSON: "total_ns max_ns" of the intruder latbpf (self), all CPUs
@@ -87,7 +116,7 @@ covers() {
 }
 
 run_case() { # run_case NAME INTERVAL
-	local name=$1 iv=$2 lp tids n sum max long stot smax target_ns
+	local name=$1 iv=$2 lp tids n sum max long stalls stall_ns stot smax target_ns
 	start_work "$name" threads --threads 8 --sleep 200us --sleep-max 2ms --for $((SECS + 20))s
 	kill -USR1 "$WORK_PID"
 	wait_for "$T/$name.work" '^started=8' 10
@@ -95,13 +124,13 @@ run_case() { # run_case NAME INTERVAL
 	LAT_TMO=$((SECS + 30)) start_latbpf "$name" --pid "$WORK_PID" --per-thread --per-cpu \
 		--interval "$iv" --duration "${SECS}s" --no-tui --json "$T/$name.json"
 	lp=$(pgrep -P "$LAT_PID" -x latbpf || echo "$LAT_PID")
-	read -r n sum max long < <(delay_by "$lp" "$tids" $((SECS - 2)))
+	read -r n sum max long stalls stall_ns < <(delay_by "$lp" "$tids" $((SECS - 2)))
 	stop "$LAT_PID"
 	ok $? "$name: latbpf exits 0"
 	kill -TERM "$WORK_PID" 2>/dev/null
 	read -r stot smax < <(self_of "$T/$name.json")
 	target_ns=$((8 * SECS * 1000000000))
-	diag "$name: priority $(final "$T/$name.json" .run.latbpf_cpus.priority) | bpftrace: $n waits behind latbpf, $sum ns in all, max $max ns, $long over 2 ms | hiccup: latbpf (self) $stot ns, max $smax ns | cpu $(final "$T/$name.json" .self.cpu_pct) %"
+	diag "$name: priority $(final "$T/$name.json" .run.latbpf_cpus.priority) | bpftrace: $n waits behind latbpf, $sum ns in all, max $max ns, $long over 2 ms; host stalls: $stalls, $stall_ns ns | hiccup: latbpf (self) $stot ns, max $smax ns | cpu $(final "$T/$name.json" .self.cpu_pct) %"
 	check "$name: latbpf ran at SCHED_IDLE" test "$(final "$T/$name.json" .run.latbpf_cpus.priority)" = idle
 	timing check "$name: bpftrace: latbpf held woken targets back at most 0.05 % of their time ($sum of $target_ns ns; longest $max ns)" \
 		num_le "$((sum * 2000))" "$target_ns"
@@ -121,8 +150,10 @@ run_case() { # run_case NAME INTERVAL
 	timing check "$name: bpftrace: ... over 2 ms at a time rarely (${long:-?} of $n waits, 1 % or 2 at most; longest $max ns)" \
 		bash -c "[ $(( ${long:-0} * 100 )) -le $n ] || [ ${long:-9} -le 2 ]"
 	_todo=
-	timing check "$name: hiccup: latbpf (self) at most 0.05 % of the target's time ($stot ns)" \
-		num_le "$((stot * 2000))" "$target_ns"
+	# the hiccup family cannot tell a stopped vCPU from latbpf's run: the
+	# stalls bpftrace found are taken off its figure
+	timing check "$name: hiccup: latbpf (self), less the host's stalls, at most 0.05 % of the target's time ($stot - $stall_ns ns)" \
+		num_le "$(((stot - stall_ns) * 2000))" "$target_ns"
 	covers "$name" "$T/$name.json" "$iv"
 }
 run_case fast 100ms
