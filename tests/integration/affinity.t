@@ -94,8 +94,9 @@ check "... and runs at the priority it was started with there ($prio)" test "$pr
 # CPU time (CLOCK_PROCESS_CPUTIME_ID) counts from its run-queue clock, which
 # can lag a switch (the rq clock is not updated after a wakeup preemption:
 # time_delayacct.t) and leaves out the switch itself: 10 us a stretch either
-# way. CI saw 38917584 ns in 36 stretches against 38822994 ns of CPU (+2.6
-# us a stretch); six runs here gave -0.1 % to +0.07 %. Below: what latbpf
+# way. CI saw 38917584 ns against 38822994 ns of CPU (+94.6 us; such a run
+# has 31-36 stretches here: about 3 us a stretch); six runs here gave -0.1 %
+# to +0.07 %. Below: what latbpf
 # ran between its attach and its first count of its own CPU, and its last
 # stretch if it had not ended at the last poll (up to 12 % here): half at least.
 check "its time there is the intruder 'latbpf (self)' (half its CPU time $cpu_ns <= $st <= its CPU time + 10 us x $stn stretches)" \
