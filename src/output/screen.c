@@ -1144,13 +1144,16 @@ void lat_screen_render(FILE *f, const struct lat_snap *s, const struct lat_prove
 		return;
 	header(&x, p, m, focus);
 	fclose(m);
+	/* the lines printed, counted as they are: cut() ends a long one
+	 * early, and counting the NULs after would take a row for each cut
+	 * (at 80 columns 4 rows of 24 went blank, and the hiccup events, the
+	 * last table, came down to one row or none) */
+	hrows = 0;
 	for (char *l = strtok(hb, "\n"); l; l = strtok(NULL, "\n")) {
 		cut(l, o->cols);
 		fprintf(f, "%s\n", l);
+		hrows++;
 	}
-	hrows = 0;
-	for (size_t i = 0; i < hl; i++)
-		hrows += hb[i] == '\0' || hb[i] == '\n';
 	free(hb);
 	if (o->help) {
 		help(f);
