@@ -90,10 +90,17 @@ view() {
 		iv=$(grep -o '^interval [0-9]*' "$frame" | head -1 | cut -d' ' -f2)
 		if [ "${iv:-0}" -ge "$want" ]; then
 			# the frame may be caught while it is drawn (header first;
-			# a fresh-clone run here lacked the bottom lines): once more,
-			# a moment later, within the same interval
-			sleep 0.5
-			tmux -L "$S" capture-pane -p -J -t "$S" >"$frame"
+			# a fresh-clone run here lacked the bottom lines, and one on
+			# 2026-11-27 the hiccup events, the last table): taken once
+			# two captures 0.3 s apart agree, within the same interval
+			local j
+			for ((j = 0; j < 10; j++)); do
+				sleep 0.3
+				tmux -L "$S" capture-pane -p -J -t "$S" >"$frame.2"
+				cmp -s "$frame" "$frame.2" && break
+				mv "$frame.2" "$frame"
+			done
+			rm -f "$frame.2"
 			return 0
 		fi
 		sleep 0.1
