@@ -69,7 +69,10 @@ one_screen() { # one_screen FRAME JSON WIDTH P99_COLUMN LABEL
 	want=$(json_p99 "$2" "$iv" ".block.devices[] | select(.name == \"$dev\") | .$op.latency")
 	check "$5: block's p99 in interval $iv is the JSON's ($got, JSON $want)" \
 		test -n "$got" -a "$got" = "$want"
-	check "$5: the latest hiccups on the screen" grep -qE '^ +[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z +1 ' "$1"
+	# the newest events, of any CPU: at 80x24 one row is left for them,
+	# and the demo's unpinned threads have hiccups on CPU 0 too (two
+	# fresh-clone runs on 2026-11-27 failed when the newest was there)
+	check "$5: the latest hiccups on the screen" grep -qE '^ +[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z +[0-9]+ +[0-9]+ ' "$1"
 	check "$5: nothing cut for height" bash -c "! grep -q 'more below' '$1'"
 	check "$5: nothing scrolled (the provenance on the first line)" bash -c "head -1 '$1' | grep -q '^latbpf '"
 }
@@ -196,6 +199,7 @@ tmux -L "$S" kill-server 2>/dev/null
 view 80x24 C 1 "$T/small" --interval 4s --json "$T/b.json"
 cp "$T/raw" "$T/raw80"
 one_screen "$T/small" "$T/b.json" 80 2 "80x24"
+grep -qE '^ +[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z +[0-9]+ +[0-9]+ ' "$T/small" || diag "80x24 frame: $(cat "$T/small")"
 check "80x24: columns dropped, not wrapped (no rate, no strip)" \
 	bash -c "grep -qE '^histogram .* count +p50 +p99 +p99.9 +max\$' '$T/small'"
 check "80x24: ASCII only in the C locale" bash -c "! LC_ALL=C grep -q '[^ -~]' '$T/small'"
