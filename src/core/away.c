@@ -5,13 +5,13 @@
  * CPUs while others remain; and below everything it watches in the
  * scheduler (away.h).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include "core/away.h"
 #include "core/cpulist.h"
+#include "core/proc.h"
 #include "core/run.h"
 
 static void add_if_pinned(__u32 tid, int cpu, void *ctx)
@@ -33,27 +33,19 @@ void lat_away_init(struct lat_away *a)
 	lat_read_cpulist("/sys/devices/system/cpu/nohz_full", &a->nohz_full);
 }
 
-/* every thread of this process: fn(tid, ctx) */
-static void each_thread(void (*fn)(pid_t tid, const void *ctx), const void *ctx)
+/* every thread of this process: fn(tid, ctx), the calling one first as 0 */
+static void each_thread(void (*fn)(int tid, void *ctx), void *ctx)
 {
-	struct dirent *d;
-	DIR *dir = opendir("/proc/self/task");
-
 	fn(0, ctx);
-	if (!dir)
-		return;
-	while ((d = readdir(dir)))
-		if (d->d_name[0] != '.')
-			fn((pid_t)atoi(d->d_name), ctx);
-	closedir(dir);
+	lat_proc_each_self_thread(fn, ctx);
 }
 
-static void set_affinity(pid_t tid, const void *set)
+static void set_affinity(int tid, void *set)
 {
 	sched_setaffinity(tid, sizeof(cpu_set_t), set);
 }
 
-static void set_priority(pid_t tid, const void *idle);
+static void set_priority(int tid, void *idle);
 
 bool lat_away_update(struct lat_away *a, const struct lat_run *run)
 {
@@ -98,7 +90,7 @@ static int start_policy = -1, start_nice;
 
 /* idle: SCHED_IDLE, or nice 19 where that is refused; else the policy
  * and nice latbpf was started with */
-static void set_priority(pid_t tid, const void *idle)
+static void set_priority(int tid, void *idle)
 {
 	struct sched_param none = { 0 };
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Reading the kernel's text files (proc.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,4 +89,17 @@ bool lat_proc_u64(const char *path, const char *key, unsigned long long *v)
 	errno = 0;
 	*v = strtoull(buf, &end, 10);
 	return end != buf && !errno;
+}
+
+void lat_proc_each_self_thread(void (*fn)(int tid, void *ctx), void *ctx)
+{
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/task");
+
+	if (!dir)
+		return;
+	while ((d = readdir(dir)))
+		if (d->d_name[0] != '.')
+			fn(atoi(d->d_name), ctx);
+	closedir(dir);
 }

@@ -17,5 +17,7 @@ bool lat_has_word(const char *list, const char *word);
 bool lat_proc_field(const char *path, const char *key, char *buf, size_t len);
 /* the same, its leading number ("1024 kB": 1024) */
 bool lat_proc_u64(const char *path, const char *key, unsigned long long *v);
+/* every thread of this process as /proc/self/task lists it: fn(tid, ctx) */
+void lat_proc_each_self_thread(void (*fn)(int tid, void *ctx), void *ctx);
 
 #endif

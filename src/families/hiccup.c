@@ -17,6 +17,7 @@
 #include "core/hist.h"
 #include "core/maps.h"
 #include "core/parse.h"
+#include "core/proc.h"
 #include "core/run.h"
 #include "core/snap.h"
 #include "families/family.h"
@@ -687,19 +688,19 @@ long lat_hc_irq_thread(const char *comm, const char **name)
 	return irq;
 }
 
+static void add_self_tid(int tid, void *ctx)
+{
+	struct hiccup *h = ctx;
+
+	if (h->nself < MAX_SELF_TIDS)
+		h->self_tids[h->nself++] = tid;
+}
+
 /* latbpf's own threads, as they are now */
 static void read_self_tids(struct hiccup *h)
 {
-	DIR *dir = opendir("/proc/self/task");
-	struct dirent *d;
-
 	h->nself = 0;
-	if (!dir)
-		return;
-	while ((d = readdir(dir)) && h->nself < MAX_SELF_TIDS)
-		if (d->d_name[0] != '.')
-			h->self_tids[h->nself++] = (pid_t)atoi(d->d_name);
-	closedir(dir);
+	lat_proc_each_self_thread(add_self_tid, h);
 }
 
 /* whether tid is one of latbpf's own threads */
