@@ -30,6 +30,32 @@ static __always_inline __u32 lat_task_state_btf(struct task_struct *t)
 }
 
 /*
+ * The CPU time of the run t ends at this switch-out, by the fair class's
+ * own clock of it: sum_exec_runtime less its value at the pick, which
+ * set_next_entity() stamps in prev_sum_exec_runtime (both since 2.6.23).
+ * For a switch-in the kernel did not trace. ~0 for a task of another
+ * class, which keeps no such stamp. btf: t is a BTF pointer (plain loads).
+ */
+static __always_inline __u64 lat_task_last_run(struct task_struct *t, bool btf)
+{
+	__u64 sum, at_pick;
+	int policy;
+
+	if (btf) {
+		sum = t->se.sum_exec_runtime;
+		at_pick = t->se.prev_sum_exec_runtime;
+		policy = t->policy;
+	} else {
+		sum = BPF_CORE_READ(t, se.sum_exec_runtime);
+		at_pick = BPF_CORE_READ(t, se.prev_sum_exec_runtime);
+		policy = BPF_CORE_READ(t, policy);
+	}
+	if (policy != 0 && policy != 3 && policy != 5)	/* NORMAL, BATCH, IDLE */
+		return ~0ULL;
+	return sum > at_pick ? sum - at_pick : 0;
+}
+
+/*
  * The CPU a task is on (or queued on): thread_info::cpu with
  * CONFIG_THREAD_INFO_IN_TASK (x86, arm64 since 5.16, commit bcf9033e5449
  * "sched: move CPU field back into thread_info if THREAD_INFO_IN_TASK=y"),

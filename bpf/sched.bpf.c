@@ -302,6 +302,15 @@ static __always_inline void on_switch(bool preempt, struct task_struct *prev,
 		 * about 1 in 1600 timer sleeps, by bpftrace too). */
 		if (st->kind == ST_SLEEP || st->kind == ST_BLOCKED)
 			cpu->unseen++;
+		/* Preempted, and back without a traced switch-in (6.18 leaves
+		 * out some switches, of the idle task's among them): its wait
+		 * ended where the fair class says this run began. */
+		if (st->kind == ST_RUNQ) {
+			__u64 ran = lat_task_last_run(prev, btf);
+
+			if (ran < now - st->ts)
+				record(prev, tid, tgid, LAT_SCHED_RUNQ, now - ran - st->ts);
+		}
 		th = per_thread ? thread_get(prev, tid, tgid, cpu) : NULL;
 		/* at switch-out, so exec and prctl renames show up; through a
 		 * BTF pointer plain loads, not a helper call on every switch */

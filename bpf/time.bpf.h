@@ -363,8 +363,11 @@ static __always_inline __u32 time_take(struct time_task *tm)
 /* Closes t's episode of key that began at ts (its account tm) at now:
  * its time since the last credit, and, when it ended by itself (hist) and
  * its start is known, its length as a sample. */
-static __always_inline void time_close(struct task_struct *t, struct time_task *tm, __u64 ts,
-				       __u64 now, bool hist, struct lat_time_fixed *f)
+/* Closes tm's episode, which ended at end (<= now); from end to now the task
+ * ran (a switch-in the kernel did not trace: below). */
+static __always_inline void time_close_at(struct task_struct *t, struct time_task *tm, __u64 ts,
+					  __u64 end, __u64 now, bool hist,
+					  struct lat_time_fixed *f)
 {
 	__u64 from = ts + ((__u64)time_take(tm) << TIME_MARK_SHIFT), d;
 	__u32 key = tm->key;
@@ -373,10 +376,24 @@ static __always_inline void time_close(struct task_struct *t, struct time_task *
 	if (!time_t0)
 		return;		/* not open yet: no time, no samples */
 	from = from > time_t0 ? from : time_t0;
-	d = now > from ? now - from : 0;
-	time_add(key, d, hist, now - ts, false, f);
+	d = end > from ? end - from : 0;
+	time_add(key, d, hist, end - ts, false, f);
 	if (time_per_thread)
-		time_thread_add(t, key, d, hist, now - ts);
+		time_thread_add(t, key, d, hist, end - ts);
+	if (end == now)
+		return;
+	from = end > from ? end : from;
+	d = now > from ? now - from : 0;
+	key = LAT_TIME_KEY(LAT_TIME_RUNNING, 0, 0);
+	time_add(key, d, false, 0, false, f);
+	if (time_per_thread)
+		time_thread_add(t, key, d, false, 0);
+}
+
+static __always_inline void time_close(struct task_struct *t, struct time_task *tm, __u64 ts,
+				       __u64 now, bool hist, struct lat_time_fixed *f)
+{
+	time_close_at(t, tm, ts, now, now, hist, f);
 }
 
 /* A new episode of key from now; ts: the record's timestamp. The account
@@ -438,9 +455,26 @@ static __always_inline void time_on_switch(bool preempt, __u32 state,
 		/* what it leaves: running, or a state whose end was not
 		 * traced (a wakeup the kernel did not report) */
 		if (ts_prev && (sp->flags & TIME_F_KNOWN)) {
+			__u64 end = now, ran;
+			struct lat_time_cpu *c;
+
 			was = LAT_TIME_KEY_STATE(sp->key);
 			unseen += was >= LAT_TIME_SLEEPING;
-			time_close(prev, sp, ts_prev, now, was != LAT_TIME_RUNNING, f);
+			/* Leaving the CPU in another state than running: the
+			 * kernel did not trace its switch-in (6.18 leaves out
+			 * some switches, of the idle task's among them). That
+			 * state ended where this run began, which the fair
+			 * class timed; counted, so a reader knows the split
+			 * is the kernel's clock, not a tracepoint's. */
+			if (was != LAT_TIME_RUNNING) {
+				ran = lat_task_last_run(prev, true);
+				if (ran < now - ts_prev) {
+					end = now - ran;
+					if ((c = time_cpu_get()))
+						c->untraced_in++;
+				}
+			}
+			time_close_at(prev, sp, ts_prev, end, now, was != LAT_TIME_RUNNING, f);
 		}
 		if (state & 0x80 /* TASK_DEAD: its last switch */) {
 			struct lat_time_cpu *c = time_cpu_get();

@@ -110,7 +110,11 @@ struct lat_time_cpu {
 	__u64 wakers_lost;	/* wakers the waker hash had no room for */
 	__u64 threads_lost;	/* --per-thread: episodes the thread hash had no room for */
 	__u64 born;		/* target threads that started (sched_wakeup_new) */
-	__u64 _pad[2];
+	__u64 untraced_in;	/* switch-outs of a target whose switch-in the
+				 * kernel did not trace: its wait or sleep
+				 * ended where the fair class says its run
+				 * began */
+	__u64 _pad[1];
 };
 _Static_assert(sizeof(struct lat_time_cpu) == 64, "lat_time_cpu layout is shared with BPF");
 

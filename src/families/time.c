@@ -378,6 +378,7 @@ static int read_cpu(struct timefam *t)
 		t->cnow.wakers_lost += t->cpu[i].wakers_lost;
 		t->cnow.threads_lost += t->cpu[i].threads_lost;
 		t->cnow.born += t->cpu[i].born;
+		t->cnow.untraced_in += t->cpu[i].untraced_in;
 	}
 	return 0;
 }
@@ -1051,6 +1052,11 @@ static void time_publish(void *priv, struct lat_snap *s)
 		publish_threads(t, s);
 	lat_pub_flags(lat_pub_count(s, "over", t->cnow.over - t->cbefore.over, t->cnow.over),
 		      LAT_F_NONZERO);
+	/* runs whose switch-in the kernel did not trace, split by the fair
+	 * class's clock of the run (bpf/compat.bpf.h: lat_task_last_run) */
+	lat_pub_flags(lat_pub_count(s, "untraced_switch_ins",
+				    t->cnow.untraced_in - t->cbefore.untraced_in,
+				    t->cnow.untraced_in), LAT_F_NONZERO);
 	drop(s, "over_lost", t->cnow.over_lost, t->cbefore.over_lost);
 	drop(s, "wakers_lost", t->cnow.wakers_lost, t->cbefore.wakers_lost);
 	drop(s, "stale_polls", t->stale_polls, t->stale_polls_before);
