@@ -63,13 +63,16 @@ check "burner: latbpf exits 0 ($rc) and wrote the trace" test "$rc" = 0 -a -s "$
 # SIGUSR1 and its exit (20 ms after the last burst) are runs of their
 # own, microseconds each (the exit took 1.4 ms once: a run that begins
 # 20 ms after the one before it, where a burst begins ~47 ms after, is not
-# a burst).
+# a burst). The start is the burner's first runs in the trace (k = 1), not
+# a burst: it is a fair task until it sets SCHED_FIFO, and the hog it
+# woke beside may take the CPU back in between (CI: a start 1.01 ms long,
+# counted as an 80th burst).
 BURSTS="with r as (select s.ts, s.dur, s.ts - lag(s.ts + s.dur) over (order by s.ts) gap
 	   from sched s join thread t using(utid) where s.cpu = 1 and t.tid = $bp),
 	 g as (select ts, dur, gap, sum(gap is null or gap > 5000000) over (order by ts) k from r),
 	 a as (select k, min(ts) ts, max(ts + dur) - min(ts) span, sum(dur) ran, count(*) runs,
 	   max(coalesce(gap, 1000000000000)) lead from g group by k),
-	 b as (select * from a where lead > 30000000)"
+	 b as (select * from a where lead > 30000000 and k > 1)"
 tp a "$T/a.pftrace" \
 	"$BURSTS select count(*) n, min(span) lo, max(span) hi, sum(ran) total, sum(runs > 1) split
 	 from b where span >= 1000000" \
@@ -193,10 +196,13 @@ for c in 0 1; do
 	# clock read before or after the other's program runs: per interrupt
 	# they differ by at most the four programs' runs, as the kernel's
 	# statistics time them (CI: 863 against 1247 ns an interrupt, record's
-	# two programs 190 ns each inside hiccup's window)
+	# two programs 190 ns each inside hiccup's window). That is their
+	# average, over mostly warm runs; a CPU with few interrupts runs them
+	# cold (CI: CPU 0's one interrupt 12043 ns against 10219, 1824 apart
+	# where the four averaged 1073): 2 us more, once
 	pe=$(final "$T/b.json" '[.self.bpf | (.rec_irq_entry, .rec_irq_exit, .hiccup_irq_entry, .hiccup_irq_exit) | .ns_per_event // empty] | add // 0 | ceil')
-	check "irq: CPU $c's irq time (${td:-0} ns) = hiccup's interrupt time (${hd:-?}) +- 5 % + the four programs' $pe ns an interrupt" \
-		between "${td:-0}" "$((${hd:-0} * 95 / 100 - ${tn:-0} * pe))" "$((${hd:-0} * 105 / 100 + 1 + ${tn:-0} * pe))"
+	check "irq: CPU $c's irq time (${td:-0} ns) = hiccup's interrupt time (${hd:-?}) +- 5 % + the four programs' $pe ns an interrupt + 2 us cold" \
+		between "${td:-0}" "$((${hd:-0} * 95 / 100 - ${tn:-0} * pe - 2000))" "$((${hd:-0} * 105 / 100 + 1 + ${tn:-0} * pe + 2000))"
 done
 check "irq: the reads made interrupts ($((j0 - i0 + j1 - i1)) for 3000 reads)" \
 	num_le 1000 $((j0 - i0 + j1 - i1))
