@@ -264,8 +264,13 @@ static __always_inline void on_wakeup(struct task_struct *p, struct task_st *st,
 				      bool btf, __u64 *clock)
 {
 	__u32 tid = TREAD(btf, p, pid), tgid = TREAD(btf, p, tgid);
-	__u64 now = lat_clock(clock);
+	__u64 now;
 
+	/* running still: woken after it set its sleep state, before it
+	 * slept (a record just made has no timestamp: queued from now) */
+	if (st->kind == ST_ONCPU && st->ts)
+		return;
+	now = lat_clock(clock);
 	if (st->kind == ST_SLEEP || st->kind == ST_BLOCKED)
 		record(p, tid, tgid,
 		       st->kind == ST_SLEEP ? LAT_SCHED_SLEEP : LAT_SCHED_BLOCKED,
@@ -304,7 +309,8 @@ static __always_inline void on_switch(bool preempt, struct task_struct *prev,
 			cpu->unseen++;
 		/* Preempted, and back without a traced switch-in (6.18 leaves
 		 * out some switches, of the idle task's among them): its wait
-		 * ended where the fair class says this run began. */
+		 * ended where the fair class says this run began. (A wakeup
+		 * of a running task leaves it ST_ONCPU: on_wakeup.) */
 		if (st->kind == ST_RUNQ) {
 			__u64 ran = lat_task_last_run(prev, btf);
 
