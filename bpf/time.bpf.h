@@ -360,11 +360,10 @@ static __always_inline __u32 time_take(struct time_task *tm)
 	return o.mark;
 }
 
-/* Closes t's episode of key that began at ts (its account tm) at now:
- * its time since the last credit, and, when it ended by itself (hist) and
- * its start is known, its length as a sample. */
-/* Closes tm's episode, which ended at end (<= now); from end to now the task
- * ran (a switch-in the kernel did not trace: below). */
+/* Closes t's episode of key that began at ts (its account tm) at end: its
+ * time since the last credit, and, when it ended by itself (hist) and its
+ * start is known, its length as a sample. From end to now (end < now only
+ * after a switch-in the kernel did not trace: time_on_switch) t ran. */
 static __always_inline void time_close_at(struct task_struct *t, struct time_task *tm, __u64 ts,
 					  __u64 end, __u64 now, bool hist,
 					  struct lat_time_fixed *f)

@@ -6,7 +6,6 @@
  * scheduler (away.h).
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include "core/away.h"

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* hiccup family: loader side of bpf/hiccup.bpf.h (in the shared scheduler
  * object, families/schedcore.c). */
-#include <dirent.h>
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
