@@ -22,6 +22,8 @@ need=(
 	"mbw:mbw" "iperf3:iperf3"
 	# affinity.t counts latbpf's own context switches per CPU from outside
 	"bpftrace:bpftrace"
+	# kernel.t, fault.t: which tracepoints the kernel's BTF names
+	"strings:binutils"
 	# readers of latbpf's exports that nobody here wrote: the tests decode
 	# --hlog with HdrHistogram's Java library and scrape --prometheus with
 	# a real Prometheus and check it with promtool

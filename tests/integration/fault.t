@@ -7,7 +7,7 @@
 # touch it slept in.
 . "$(dirname "$0")/lib.sh"
 need_root
-bpftool btf dump file /sys/kernel/btf/vmlinux format raw 2>/dev/null | grep -q "'btf_trace_page_fault_user'" ||
+btf_tracepoint page_fault_user ||
 	{ cannot_run "no exceptions:page_fault_user tracepoint (x86 only)"; }
 N=5000
 start_work touch --linger touch --count $N
@@ -56,7 +56,7 @@ check "... not for more faults than there were (<= $maj + 5)" num_le "$stalls" "
 # page cache, beside another guest, slept in 44 of 500 once): 20 are
 # enough to judge the count above
 check "... and the reads slept: stalls were timed ($slept >= 20)" num_le 20 "$slept"
-if bpftool btf dump file /sys/kernel/btf/vmlinux format raw 2>/dev/null | grep -q "'btf_trace_mm_filemap_fault'"; then
+if btf_tracepoint mm_filemap_fault; then
 	check "file-backed faults through the page cache ($fm) >= major faults" num_le "$maj" "$fm"
 else	# 6.1 has no filemap:mm_filemap_fault: not counted is not zero
 	check "no filemap:mm_filemap_fault here: filemap is null ($fm), probes.fault says why" \

@@ -9,9 +9,8 @@
 # IRQ number the thread's own name in /proc gives.
 . "$(dirname "$0")/lib.sh"
 need_root
-bpftool btf dump file /sys/kernel/btf/vmlinux format raw >"$T/btf" 2>/dev/null ||
-	cannot_run "bpftool cannot read /sys/kernel/btf/vmlinux"
-has() { grep -q "'btf_trace_$1'" "$T/btf"; }
+btf_tracepoint sched_switch || cannot_run "no tracepoints in /sys/kernel/btf/vmlinux"
+has() { btf_tracepoint "$1"; }
 rt=0
 preempt_rt && rt=1
 diag "kernel $(uname -r), $(uname -v | cut -c1-60); PREEMPT_RT: $rt"

@@ -63,6 +63,13 @@ timing() {
 	"$@"
 }
 diag() { sed 's/^/# /' >&2 <<<"$*"; }
+# btf_tracepoint NAME: the kernel's BTF has tracepoint NAME, i.e. its
+# typedef btf_trace_NAME, whose name only BTF's string table holds (read
+# with strings: bpftool's dump of every type took 25 s of a TCG guest)
+btf_tracepoint() {
+	[ -s "$T/btf_trace" ] || strings -n 10 /sys/kernel/btf/vmlinux | grep '^btf_trace_' >"$T/btf_trace"
+	grep -qx "btf_trace_$1" "$T/btf_trace"
+}
 # preempt_rt: true on a PREEMPT_RT kernel, where interrupts, softirqs and
 # timers run in kernel threads (irq/NN-name, ksoftirqd/N, ktimers/N, rcuc/N)
 # that preempt a target a generic kernel would only interrupt: the checks
