@@ -107,7 +107,9 @@ burner_case() { # NAME PERIOD_MS BURST_MS
 	check "$name: CPU 0 shows nothing comparable ($stolen0 ns)" num_le "$stolen0" "$((stolen / 20))"
 }
 burner_case burn100x5 100 5
-burner_case burn70x8 70 8
+# the second shape is for the timing bands, which a TCG guest skips: there
+# its 26 s (an attach, jq) would judge nothing the first did not
+[ "${LATBPF_TCG:-0}" = 1 ] || burner_case burn70x8 70 8
 
 # Wakeup delay: the target sleeps 1 ms in a loop on CPU 1 beside an
 # equal-priority hog: the delay between each wakeup and the target running
