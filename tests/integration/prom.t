@@ -64,7 +64,8 @@ kill -TERM "$PROM_PID" 2>/dev/null
 wait "$PROM_PID" 2>/dev/null
 
 # Then the abuse, on a whole-system run with every family on: two scrapers
-# at 10 Hz for 30 s (60 s before: CI's time), then the fuzzer
+# at 10 Hz for 15 s (60 s, then 30 s before: CI's time; a curl's own time
+# made 30 s take 43), then the fuzzer
 LP2=$(free_port)
 start_latbpf a --interval 1s --duration 118s --no-tui --json "$T/a.json" \
 	--prometheus "127.0.0.1:$LP2"
@@ -72,7 +73,7 @@ ok $? "a whole-system run serves on 127.0.0.1:$LP2"
 sleep 1.5
 scrape() {
 	local i
-	for ((i = 0; i < 300; i++)); do
+	for ((i = 0; i < 150; i++)); do
 		curl -s --max-time 2 -o /dev/null -w '%{http_code} %{time_total}\n' "http://127.0.0.1:$LP2/metrics"
 		sleep 0.1
 	done
@@ -87,10 +88,10 @@ s2=$!
 wait "$s1" "$s2"
 codes=$(cat "$T/s1" "$T/s2" | awk '$1 != 200' | wc -l)
 n=$(cat "$T/s1" "$T/s2" | wc -l)
-check "2 scrapers x 300: every scrape 200 ($codes of $n were not)" test "$codes" -eq 0 -a "$n" -eq 600
+check "2 scrapers x 150: every scrape 200 ($codes of $n were not)" test "$codes" -eq 0 -a "$n" -eq 300
 p99=$(cat "$T/s1" "$T/s2" | awk '{ print $2 * 1000 }' | sort -n | awk '{ v[NR] = $1 } END { i = int(NR * 0.99 + 0.999); print v[i] }')
 p50=$(cat "$T/s1" "$T/s2" | awk '{ print $2 * 1000 }' | sort -n | awk '{ v[NR] = $1 } END { print v[int(NR / 2) + 1] }')
-diag "scrape time, 2 scrapers at 10 Hz for 30 s, every family on: p50 $p50 ms, p99 $p99 ms (curl time_total)"
+diag "scrape time, 2 scrapers at 10 Hz for 15 s, every family on: p50 $p50 ms, p99 $p99 ms (curl time_total)"
 # how fast a scrape is, is the host's speed: tools/scrape.sh measures it
 # against a 404 from the same server in the same run; here every scrape
 # must be answered, whole, within curl's bound
@@ -119,7 +120,7 @@ ok $? "latbpf exits 0 on SIGINT after the abuse"
 gaps=$(jq -s -c '[.[] | select(.interval)] | [range(1; length) as $i | {gap: (.[$i].run.duration_s - .[$i - 1].run.duration_s), len: .[$i].length_s, late: (.[$i].late // false)}]' "$T/a.json")
 diag "interval records: $(jq length <<<"$gaps") gaps, the largest $(jq "map(.gap) | max" <<<"$gaps") s, $(jq 'map(select(.late)) | length' <<<"$gaps") said late"
 check "each interval record's length_s is the gap since the last (+-10 ms)" \
-	jq -e 'length > 50 and all(.len - .gap < 0.01 and .gap - .len < 0.01)' <<<"$gaps"
+	jq -e 'length > 30 and all(.len - .gap < 0.01 and .gap - .len < 0.01)' <<<"$gaps"
 
 J=$T/p.json
 # latbpf's own count and p99 as of interval k: its interval records summed
