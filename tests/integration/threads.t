@@ -9,8 +9,8 @@
 need_root
 command -v bpftool >/dev/null || cannot_run "bpftool missing (tools/install-deps.sh)"
 # the kernel table's keys counted without its values (tests/mapkeys.c)
-timeout 120 gcc -O2 -Wall -o "$T/mapkeys" "$(dirname "$0")/../mapkeys.c" -lbpf ||
-	cannot_run "tests/mapkeys.c does not build"
+MAPKEYS=$O/tests/mapkeys
+[ -x "$MAPKEYS" ] || cannot_run "no $MAPKEYS (make builds it)"
 N=10000
 # under qemu's TCG 2,000, still twice the table: with 10,000 the file took
 # 805 s of the guest's 900 (the attach alone minutes), and the workload's
@@ -42,7 +42,7 @@ hwm=$(awk '/^VmHWM:/ { print $2 }' /proc/"$LP"/status)
 mid=$(held_map "$LP" sched_threads)
 # its keys, as the kernel walks them (bpftool's dump of the values took
 # minutes in the guests)
-entries=$("$T/mapkeys" "${mid:-0}")
+entries=$("$MAPKEYS" "${mid:-0}")
 alive=$(kill -0 "$WP" 2>/dev/null && echo yes)
 stop "$LAT_PID"
 rc=$?
