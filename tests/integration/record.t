@@ -338,9 +338,7 @@ done
 # ---- E: memory. A whole-system run under a storm of context switches
 # (perf bench sched pipe): the loader's RSS within the stated budget, and
 # what did not fit counted ----
-# (30 s: the storm fills each CPU's 4 MiB within seconds, then evicts for
-# 20 s more; 60 s judged nothing more and cost CI 30 s)
-DUR=30
+DUR=60
 [ "${LATBPF_TCG:-0}" = 1 ] && DUR=20
 start_latbpf e --record 10s --probes sched --no-tui --duration ${DUR}s --interval 5s \
 	--trace "$T/e.pftrace" --json "$T/e.json"
