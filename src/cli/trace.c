@@ -33,6 +33,7 @@
 #include "core/snap.h"
 #include "core/status.h"
 #include "core/target.h"
+#include "core/yield.h"
 #include "families/family.h"
 #include "families/set.h"
 #include "output/http.h"
@@ -313,6 +314,7 @@ static int render(struct trace *t, bool final)
 	for (int i = 0; i < t->nsinks; i++) {
 		struct lat_sink *k = t->sinks[i];
 
+		lat_yield_point();
 		err = final ? k->ops->final(k, &t->snap) : k->ops->interval(k, &t->snap);
 		first = first ? first : err;
 	}
@@ -438,6 +440,7 @@ static int loop(struct trace *t)
 			err = -errno;
 			break;
 		}
+		lat_stretch_start();
 		if (pfd[0].revents) {
 			struct signalfd_siginfo si;
 

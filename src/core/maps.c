@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "core/maps.h"
+#include "core/yield.h"
 
 /*
  * Calls fn(key, value, ctx) for every entry of the hash map fd, with the
@@ -82,9 +83,12 @@ static int map_each_batch(int fd, void *buf, int (*fn)(const void *key, void *va
 		for (i = 0; i < n && !err; i++) {
 			memcpy(buf, vals + i * vsize, vsize);
 			err = fn(keys + (size_t)i * info.key_size, buf, ctx);
+			/* an entry can be long: a thread's 21 KiB */
+			lat_yield_point();
 		}
 		if (err)
 			goto out;
+		lat_yield_point();
 	}
 out:
 	free(keys);

@@ -29,6 +29,7 @@
 #include "core/clock.h"
 #include "core/proc.h"
 #include "core/snap.h"
+#include "core/yield.h"
 
 static __u64 cpu_ns(void)
 {
@@ -233,6 +234,8 @@ void lat_self_poll(struct lat_self *s)
 	s->t_before = s->t_now;
 	s->cpu_before = s->cpu_now;
 	s->late_before = s->late;
+	s->yields_before = s->yields;
+	s->yields = lat_yields();
 	for (int i = 0; i < s->nprogs; i++) {
 		s->progs[i].cnt_before = s->progs[i].cnt;
 		s->progs[i].ns_before = s->progs[i].ns;
@@ -268,6 +271,10 @@ void lat_self_publish(const struct lat_self *s, struct lat_snap *snap)
 	/* intervals that ended more than a tenth of an interval (10 ms at
 	 * least) after their poll was due: their records say "late" */
 	lat_pub_flags(lat_pub_count(snap, "late_polls", s->late - s->late_before, s->late),
+		      LAT_F_NONZERO);
+	/* brief sleeps in long work, so a target waking on latbpf's CPU
+	 * waits one stretch at most (core/yield.c) */
+	lat_pub_flags(lat_pub_count(snap, "yields", s->yields - s->yields_before, s->yields),
 		      LAT_F_NONZERO);
 	lat_pub_str(snap, "bpf_stats", s->stats_how);
 	if (s->stats) {

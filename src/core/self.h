@@ -26,6 +26,8 @@ struct lat_self {
 	/* polls that came late (latbpf yields: on a busy host it waits), at
 	 * this poll and at the one before */
 	__u64 late, late_before;
+	/* brief sleeps the loader took in long work (core/yield.h) */
+	__u64 yields, yields_before;
 	int nprogs;
 	struct lat_self_prog progs[LAT_SELF_MAX_PROGS];
 	/* one fd per map latbpf holds that can grow (read at every poll);

@@ -8,6 +8,7 @@
 #include "core/snap.h"
 #include "core/clock.h"
 #include "core/hist.h"
+#include "core/yield.h"
 
 /* in the order the final record's layout lists a node's flags */
 const struct lat_flag_name lat_layout_flags[] = {
@@ -188,6 +189,8 @@ static struct lat_node *hist(struct lat_snap *s, const char *key, const char *ti
 {
 	struct lat_node *n = add(s, LAT_HIST, key);
 
+	/* a histogram a thread or CPU: the publish of thousands is long */
+	lat_yield_point();
 	if (n) {
 		n->title = copy(s, title);
 		n->unit = (unsigned char)unit;

@@ -7,6 +7,7 @@
 #include "families/set.h"
 #include "core/run.h"
 #include "core/snap.h"
+#include "core/yield.h"
 #include "families/family.h"
 
 static void unavailable(lat_family_said said, void *ctx, const char *name, int err)
@@ -87,6 +88,7 @@ int lat_families_poll(struct lat_families *fs, __u64 now_ns)
 
 	fs->sched.poll_ns = now_ns;
 	for (int i = 0; i < fs->n; i++) {
+		lat_yield_point();
 		err = fs->m[i].ops->poll(fs->m[i].priv);
 		if (err) {
 			fprintf(stderr, "%s: reading maps failed: %s\n", fs->m[i].ops->name,
@@ -99,8 +101,10 @@ int lat_families_poll(struct lat_families *fs, __u64 now_ns)
 
 void lat_families_publish(struct lat_families *fs, struct lat_snap *s)
 {
-	for (int i = 0; i < fs->n; i++)
+	for (int i = 0; i < fs->n; i++) {
+		lat_yield_point();
 		fs->m[i].ops->publish(fs->m[i].priv, s);
+	}
 }
 
 void lat_families_destroy(struct lat_families *fs)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include "output/emit.h"
 #include "core/snap.h"
+#include "core/yield.h"
 
 /* Drives a renderer through one node and what it holds, as the renderer's
  * view asks: e->final or e->live show the run, others the interval. */
@@ -30,6 +31,7 @@ void lat_snap_walk(const struct lat_node *n, struct lat_emit *e)
 			free(items);
 		break;
 	case LAT_HIST:
+		lat_yield_point();
 		iv = malloc(2 * sizeof(*iv));	/* the interval; a packed run */
 		if (!iv)
 			break;
