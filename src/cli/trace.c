@@ -187,7 +187,7 @@ static void no_bpf(void)
 
 /* the target filter, then every family; one that fails is in the
  * provenance and the others go on */
-static enum lat_status attach_all(struct trace *t)
+static enum lat_status attach(struct trace *t)
 {
 	int err = lat_scope_load(&t->tgt, &t->run);
 
@@ -213,35 +213,10 @@ static enum lat_status attach_all(struct trace *t)
 			fprintf(stderr, "latbpf: nothing could be attached (-v shows why)\n");
 		return LAT_FAIL_ENV;
 	}
-	return LAT_OK;
-}
-
-/* Blocks of 64 KiB and more (per-CPU copies, thread sets) come from mmap
- * and go back at free: glibc's default raises that bar after each free, so
- * the heap keeps every poll's high water and fragments as the blocks
- * change size (26 MiB with 10,000 threads) */
-static void heap_for_polls(void)
-{
-	mallopt(M_MMAP_THRESHOLD, 64 * 1024);
-	mallopt(M_TRIM_THRESHOLD, 256 * 1024);
-}
-
-static enum lat_status attach(struct trace *t)
-{
-	int err;
-
-	/* Each object's load parses the kernel's BTF anew (libbpf 1.1 keeps
-	 * no copy): twice 5-6 MiB of fresh pages, whose faults were most of
-	 * the time to attach (12,000 of them, 0.4 s on a VM). Freed blocks
-	 * stay in the heap meanwhile, so the next parse reuses them. */
-	mallopt(M_MMAP_THRESHOLD, 32 << 20);
-	mallopt(M_TRIM_THRESHOLD, 256 << 20);
-	err = attach_all(t);
-	heap_for_polls();
-	/* libbpf has freed the kernel's BTF it parsed to load; give the
-	 * heap's free pages back rather than carry them for the run */
+	/* libbpf has freed the kernel's BTF (5-6 MiB) it parsed to load; give
+	 * the heap's free pages back rather than carry them for the run */
 	malloc_trim(0);
-	return err;
+	return LAT_OK;
 }
 
 /* The summary first at the end: the text sink leads; interval blocks
@@ -578,7 +553,12 @@ enum lat_status lat_trace_main(int argc, char **argv, int sub)
 	char q[LAT_ARG_MAX];
 	int err;
 
-	heap_for_polls();
+	/* Blocks of 64 KiB and more (per-CPU copies, thread sets) come from
+	 * mmap and go back at free: glibc's default raises that bar after
+	 * each free, so the heap keeps every poll's high water and
+	 * fragments as the blocks change size (26 MiB with 10,000 threads) */
+	mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+	mallopt(M_TRIM_THRESHOLD, 256 * 1024);
 	if (lat_opts_parse(argc - sub + 1, argv + sub - 1, &t.o))
 		return LAT_FAIL_USAGE;
 	if (t.o.help || t.o.version) {
