@@ -147,8 +147,14 @@ timing check "burner: ... a burst of it the tasks' ($tns ns)" \
 # unless a switch the kernel did not emit left the target runnable in the
 # trace longer than any burst (the host once: 3 such, 19.4 ms in all, and
 # the longest wait was that gap, none of it the burner's)
-check "... most of it the burner's ($bns ns; switches the kernel did not emit: ${gaps:-0}, the wait $d ns)" \
-	bash -c "[ '${bns:-0}' -ge 2000000 ] || { [ '${gaps:-0}' -gt 0 ] && [ '${d:-0}' -gt 3300000 ]; }"
+# or another task held CPU 1 longer than a burst (the fresh-clone rehearsal
+# of 2026-11-27: a 4.07 ms wait with none of it the burner's): then that
+# wait is rightly the longest, and its largest part names who
+big=$(final "$T/a.json" "$inc | [.parts[] | select(.name != \"burner\")] | max_by(.ns) // {} | \"\(.ns // 0) \(.name // \"-\")\"")
+diag "burner: the exit incident's largest part not the burner's: ${big:-none}"
+check "... most of it the burner's ($bns ns; switches the kernel did not emit: ${gaps:-0}, the wait $d ns; else ${big:-none})" \
+	bash -c "[ '${bns:-0}' -ge 2000000 ] || { [ '${gaps:-0}' -gt 0 ] && [ '${d:-0}' -gt 3300000 ]; } ||
+		[ '${big%% *}' -gt 3060000 ] 2>/dev/null"
 
 # ---- B: interrupts. O_DIRECT reads on a loop device from a target on CPU 1,
 # both CPUs watched (--cpus): each CPU's irq slices against the kernel's

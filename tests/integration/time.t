@@ -218,8 +218,12 @@ for role in spin sleep futex waker dio; do
 	# wait equal to 0.05 ms), while their sum does not move
 	timing check "mixed: $role runnable ($q ns) = schedstat's wait time (${wait[$role]}) within 1 % + 1 ms + 10 us a run" \
 		near "$q" "${wait[$role]}" "$(awk -v x="${wait[$role]}" -v n="${pcount[$role]}" 'BEGIN { print x * 0.01 + 1e6 + n * 10000 }')"
-	timing check "mixed: $role running + runnable ($((r + q)) ns) = schedstat's run + wait ($((run[$role] + wait[$role]))) within 0.5 % + 1 ms" \
-		near "$((r + q))" "$((run[$role] + wait[$role]))" "$(awk -v x="$((run[$role] + wait[$role]))" 'BEGIN { print x * 0.005 + 1e6 }')"
+	# (a wakeup the kernel did not trace leaves that wait in the sleep
+	# before it, where schedstat counts it waiting: the fresh-clone
+	# rehearsal's sleeper was 11.4 ms short in 535 runs with 6 such;
+	# allowed: one average wait of the thread's for each)
+	timing check "mixed: $role running + runnable ($((r + q)) ns) = schedstat's run + wait ($((run[$role] + wait[$role]))) within 0.5 % + 1 ms + $unseen unseen wakeups' waits" \
+		near "$((r + q))" "$((run[$role] + wait[$role]))" "$(awk -v x="$((run[$role] + wait[$role]))" -v u="$unseen" -v q="$q" -v n="$qn" 'BEGIN { print x * 0.005 + 1e6 + (n > 0 ? u * q / n : 0) }')"
 done
 # the runs whose switch-in the kernel did not trace: at least those
 # bpftrace found of a queued thread (less one a wait bpftrace missed
