@@ -88,7 +88,6 @@ static int map_each_batch(int fd, void *buf, int (*fn)(const void *key, void *va
 		}
 		if (err)
 			goto out;
-		lat_yield_point();
 	}
 out:
 	free(keys);
