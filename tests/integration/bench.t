@@ -611,7 +611,26 @@ if quarantined "$T/cA.json" || quarantined "$T/cC.json"; then
 	check "A or C quarantined by the host's neighbours: compare refuses them, exit 3 ($st)" \
 		bash -c "[ $st = 3 ] && grep -q ' is quarantined: ' '$T/cAC.out'"
 else
-	flag=$(awk '$1 ~ /^(syscall_getppid|ctxsw_thread|pipe_1thread)$/ && $2 == "p50" && /REGRESSED/' "$T/cAC.out")
+	p50_flags() { awk '$1 ~ /^(syscall_getppid|ctxsw_thread|pipe_1thread)$/ && $2 == "p50" && /REGRESSED/' "$1"; }
+	flag=$(p50_flags "$T/cAC.out")
+	# A shared host can shift for the whole of a run without a trace in
+	# /proc/stat (a hypervisor neighbour; CI's C once: ctxsw_thread p50
+	# 895 ns -> 1.60 us in all five runs): that is the host's, and no gate
+	# could tell it from a regression. What is latbpf's is a flag that
+	# comes back: a third idle run D judged against A again.
+	if [ -n "$flag" ] && [ "$st" != 3 ]; then
+		diag "A against C flagged ($flag); a third idle run D against A"
+		cmp_run cD
+		"$LATBPF" bench compare "$T/cA.json" "$T/cD.json" >"$T/cAD.out" 2>&1
+		st=$?
+		diag "A against D ($st): $(tail -1 "$T/cAD.out")"
+		flag=$(p50_flags "$T/cAD.out")
+		# a busy host again: what is judged is that compare refuses D
+		if quarantined "$T/cD.json"; then
+			flag=
+			[ "$st" = 3 ] && st=0 || st=3
+		fi
+	fi
 	ok $([ -z "$flag" ] && [ "$st" != 3 ]; echo $?) "compare A with a second clean run: no p50 regressed ($flag)"
 fi
 "$LATWORK" --cpu 1 --fifo --comm burner burner --period 2ms --burst 1ms --for 25s \
