@@ -46,8 +46,13 @@ entries=$("$MAPKEYS" "${mid:-0}")
 alive=$(kill -0 "$WP" 2>/dev/null && echo yes)
 stop "$LAT_PID"
 rc=$?
-[ "$rc" = 0 ] || diag "latbpf exited $rc: $(tail -5 "$T/t.err" | tr '\n' '|')"
-ok "$rc" "latbpf exits 0"
+why=
+if [ "$rc" != 0 ]; then
+	diag "latbpf exited $rc: $(tail -5 "$T/t.err" | tr '\n' '|')"
+	# in the check's name too: CI's excerpt lists the failed checks alone
+	why=" (exit $rc: $(grep -v '^latbpf: attached' "$T/t.err" | tail -1 | cut -c1-120))"
+fi
+ok "$rc" "latbpf exits 0$why"
 if [ "$alive" != yes ]; then
 	kill -0 "$WT" 2>/dev/null || { wait "$WT"; diag "the workload's timeout wrapper exited $?"; }
 	diag "the workload gone: $(tail -3 "$T/w.work" | tr '\n' '|') kernel: $(dmesg 2>/dev/null | grep -iE 'oom|killed process' | tail -3 | tr '\n' '|')"
