@@ -299,6 +299,7 @@ static int render(struct trace *t, bool final)
 static int poll_all(struct trace *t)
 {
 	lat_self_poll(&t->self);
+	lat_yield_point();
 	lat_away_update(&t->away, &t->run);
 	t->poll_ns = lat_now_ns();
 	return lat_families_poll(&t->fams, t->poll_ns);

@@ -440,8 +440,10 @@ static int rank_items(const struct lat_node **a, int count, const char *key, boo
 
 	if (!r)
 		return -1;
-	for (int i = 0; i < count; i++)
+	for (int i = 0; i < count; i++) {
 		r[i] = (struct ranked){ a[i], rank_value(a[i], key, run_view), i };
+		lat_yield_point();
+	}
 	qsort(r, (size_t)count, sizeof(*r), cmp_ranked);
 	for (int i = 0; i < count; i++)
 		a[i] = r[i].n;
@@ -454,15 +456,24 @@ int lat_snap_items(const struct lat_node *list, bool run_view, int max,
 {
 	const struct lat_node *n, **a;
 	int count = 0, i = 0, keep;
+	unsigned walked = 0;
 
-	for (n = list->child; n; n = n->next)
+	/* long lists (thousands of intruders, events): a yield point every
+	 * 256 items of a walk */
+	for (n = list->child; n; n = n->next, walked++) {
 		count += visible(n, run_view);
+		if ((walked & 255) == 255)
+			lat_yield_point();
+	}
 	a = calloc((size_t)count + 1, sizeof(*a));
 	if (!a)
 		return -1;
-	for (n = list->child; n; n = n->next)
+	for (n = list->child, walked = 0; n; n = n->next, walked++) {
 		if (visible(n, run_view))
 			a[i++] = n;
+		if ((walked & 255) == 255)
+			lat_yield_point();
+	}
 	if (list->rank && count > 1 && rank_items(a, count, list->rank, run_view)) {
 		free(a);
 		return -1;

@@ -19,6 +19,7 @@
 #include "core/proc.h"
 #include "core/run.h"
 #include "core/snap.h"
+#include "core/yield.h"
 #include "families/family.h"
 #include "families/schedcore.h"
 #include "latbpf/hiccup.h"
@@ -121,6 +122,7 @@ static int on_event(void *ctx, void *data, size_t len)
 
 	if (len < sizeof(*e))
 		return 0;
+	lat_yield_point();
 	h->arrived++;
 	/* the ring is full of events not yet reported */
 	if (h->nevents - h->iv_first >= h->max_events) {
@@ -654,12 +656,15 @@ static int hiccup_poll(void *priv)
 	tmp = h->before;
 	h->before = h->now;
 	h->now = tmp;
-	for (c = 0; c < (__u32)h->run->ncpus; c++)
+	for (c = 0; c < (__u32)h->run->ncpus; c++) {
+		lat_yield_point();
 		if (bpf_map_lookup_elem(fd, &c, &h->now[c]))
 			return -errno;
+	}
 	tp = h->t_last ? h->t_last : h->t0;
 	h->t_last = lat_now_ns();
 	find_pinned(h, h->t_last - tp);
+	lat_yield_point();
 	return poll_intruders(h);
 }
 

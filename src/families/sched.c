@@ -11,6 +11,7 @@
 #include "core/maps.h"
 #include "core/run.h"
 #include "core/snap.h"
+#include "core/yield.h"
 #include "families/family.h"
 #include "families/schedcore.h"
 #include "families/schedtime.h"
@@ -441,15 +442,21 @@ static int sched_poll(void *priv)
 
 	s->cpu_before = s->cpu_now;
 	s->cpu_now = c;
+	/* every CPU's histograms in one copy (tens of KiB a CPU); the merge
+	 * and the time family's states after it each start a stretch of
+	 * their own (core/yield.h) */
 	err = bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.sched_cpu), &key, s->cpu_now);
 	if (err)
 		return -errno;
+	lat_yield_point();
 	s->before = s->now;
 	memset(&s->now, 0, sizeof(s->now));
 	if (lat_sc_time_on(s->sc) && (err = from_time(s)))
 		return err;
-	for (i = 0; i < s->run->ncpus; i++)
+	for (i = 0; i < s->run->ncpus; i++) {
+		lat_yield_point();
 		cpu_merge(&s->now, &s->cpu_now[i]);
+	}
 	if (lat_sc_time_on(s->sc))
 		lat_sc_slots_states(s->time, &s->now.h[LAT_SCHED_RUNQ],
 				    &s->now.h[LAT_SCHED_SLEEP], &s->now.h[LAT_SCHED_BLOCKED]);

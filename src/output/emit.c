@@ -24,8 +24,12 @@ void lat_snap_walk(const struct lat_node *n, struct lat_emit *e)
 	case LAT_LIST:
 		k = lat_snap_items(n, run_view, e->max_items, &items);
 		e->ops->list_begin(e, n->key, n->title);
-		for (i = 0; i < k; i++)
+		/* an item without histograms (an intruder, an event) has
+		 * no point of its own: thousands of them took 1.9 ms */
+		for (i = 0; i < k; i++) {
+			lat_yield_point();
 			lat_snap_walk(items[i], e);
+		}
 		e->ops->list_end(e);
 		if (k >= 0)
 			free(items);

@@ -23,6 +23,7 @@
 #include "core/hist.h"
 #include "core/provenance.h"
 #include "core/snap.h"
+#include "core/yield.h"
 #include "output/format.h"
 #include "output/heatmap.h"
 #include "output/panel.h"
@@ -148,8 +149,10 @@ static void put_sect(FILE *f, const struct sect *x, int k, int cols, const bool 
 	char note[96], *l0, *title;
 
 	if (k < 0 || k >= x->n) {
-		for (i = 0; i < x->n; i++)
+		for (i = 0; i < x->n; i++) {
+			lat_yield_point();
 			fprintf(f, "%s\n", x->l[i]);
+		}
 		return;
 	}
 	if (k <= x->head || !x->n)
@@ -305,6 +308,8 @@ static void take_hist(struct scr *x, const struct lat_node *n, struct lat_hist *
 {
 	const struct lat_hist *h;
 	struct hrow *r;
+
+	lat_yield_point();
 
 	if (x->nh == x->caph) {
 		int cap = x->caph ? 2 * x->caph : 16;
@@ -479,6 +484,7 @@ static void hist_table(struct scr *x)
 		const struct hrow *r = &x->h[i];
 		size_t l;
 
+		lat_yield_point();
 		l = (size_t)snprintf(line, sizeof(line), "%-*.*s %8llu", namew, namew, r->name,
 				     (unsigned long long)r->count);
 		if (rate)
@@ -669,6 +675,7 @@ static void table_rows(struct scr *x, struct sect *sx, const struct lat_node **i
 	add(sx, W, "%s", line);
 	sx->head = 2;
 	for (int i = 0; i < k; i++) {
+		lat_yield_point();
 		l = (size_t)snprintf(line, sizeof(line), " ");
 		for (int j = 0; j < nc && l + 4 * CELL_MAX_W < sizeof(line); j++) {
 			int pad;

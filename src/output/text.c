@@ -10,6 +10,7 @@
 #include "output/text.h"
 #include "core/fmt.h"
 #include "core/snap.h"
+#include "core/yield.h"
 #include "output/bench_table.h"
 #include "output/heatset.h"
 #include "output/screen.h"
@@ -36,6 +37,7 @@ static int log_interval(struct lat_sink *k, const struct lat_snap *s)
 	lat_fmt_ns(el, sizeof(el), s->elapsed_ns);
 	fprintf(t->f, "--- interval %ld (elapsed %s) ---\n", s->interval, el);
 	lat_screen_render(t->f, s, NULL, &o);
+	lat_yield_point();
 	fflush(t->f);
 	return 0;
 }
