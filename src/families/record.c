@@ -31,7 +31,6 @@
 #include "core/maps.h"
 #include "core/run.h"
 #include "core/snap.h"
-#include "core/yield.h"
 #include "families/family.h"
 #include "families/skel.h"
 #include "latbpf/record.h"
@@ -58,7 +57,6 @@ struct record {
 	__u32 ring_bytes;
 	__s64 pc_from_rq;	/* see bpf/record.bpf.c, rec_ctx() */
 	__u64 lost, lost_before;	/* records the full ring refused */
-	unsigned drained;	/* records taken from the ring: a yield point every 256 */
 	__u64 missed, missed_before;	/* program runs the kernel skipped */
 	__u64 events_before, evicted_before, bad_before;
 };
@@ -188,9 +186,6 @@ static int on_rec(void *ctx, void *data, size_t size)
 	struct record *r = ctx;
 
 	lat_flight_add(r->fl, data, size);
-	/* a drain is hundreds of thousands of records under a storm */
-	if ((++r->drained & 255) == 0)
-		lat_yield_point();
 	return 0;
 }
 
