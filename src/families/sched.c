@@ -442,9 +442,8 @@ static int sched_poll(void *priv)
 
 	s->cpu_before = s->cpu_now;
 	s->cpu_now = c;
-	/* every CPU's histograms in one copy (tens of KiB a CPU); the merge
-	 * and the time family's states after it each start a stretch of
-	 * their own (core/yield.h) */
+	/* every CPU's histograms in one copy (tens of KiB a CPU), then a
+	 * yield point before the merge and before each CPU's (core/yield.h) */
 	err = bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.sched_cpu), &key, s->cpu_now);
 	if (err)
 		return -errno;

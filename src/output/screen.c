@@ -310,7 +310,6 @@ static void take_hist(struct scr *x, const struct lat_node *n, struct lat_hist *
 	struct hrow *r;
 
 	lat_yield_point();
-
 	if (x->nh == x->caph) {
 		int cap = x->caph ? 2 * x->caph : 16;
 		struct hrow *nh = realloc(x->h, (size_t)cap * sizeof(*nh));
