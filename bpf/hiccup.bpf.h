@@ -7,7 +7,7 @@
  *   wakeup     target woken onto CPU c .............. until it runs
  *   irq, softirq, nmi   handler time on c while the target runs there
  *
- * While at least one target thread waits for CPU c (nwait > 0), every task
+ * While at least one target thread waits for CPU c (hc_nwait() > 0), every task
  * that leaves c is charged its run time inside that window; interrupt time
  * inside the window is charged to the interrupt and taken off the task, so
  * nothing is counted twice. A softirq's time excludes the hard IRQs nested in
@@ -22,8 +22,11 @@
  *
  * Concurrency: the state of CPU c is written by sched_switch and interrupt
  * handlers on c, and by sched_wakeup of a task placed on c, which runs under
- * c's run-queue lock; sched_switch on c holds that lock too. Only nwait is
- * touched from elsewhere (a migrated waiter leaving), hence the atomics.
+ * c's run-queue lock; sched_switch on c holds that lock too. Only the count
+ * of waiters is touched from elsewhere (a migrated waiter leaving): it is
+ * three counters, begun and ended under c's lock (plain adds) and ended
+ * from another CPU (an atomic add, rare), since an atomic on every wait
+ * cost 11-13 ns of each switch and each wakeup (lock xadd, Xeon VM).
  * Task intruders are charged into c's own cache first (hc_cache, see
  * latbpf/hiccup.h), written by sched_switch on c only, with interrupts off;
  * interrupt intruders go straight to the hash.
@@ -68,21 +71,30 @@ struct hc_task {
 };
 
 struct hc_state {
-	__u64 cur_start;	/* current task got the CPU (kept while nwait > 0) */
-	__u64 wait_since;	/* nwait went 0 -> 1 */
+	__u64 cur_start;	/* current task got the CPU (kept while waited for) */
+	__u64 wait_since;	/* the waiters went 0 -> 1 */
 	__u64 irq_in_window;	/* interrupt time since cur_start, in the window */
 	__u64 top_ns;		/* largest intruder of the window */
 	__u64 hard_start, soft_start, soft_nested, hard_nested;
-	__u32 nwait;		/* target threads waiting for this CPU */
+	/* target threads waiting for this CPU: hc_nwait() */
+	__u32 nbegin;		/* waits begun, under its run-queue lock */
+	__u32 nend;		/* ended under its run-queue lock */
+	__u32 nend_remote;	/* ended from elsewhere: atomic */
 	__u32 cur_target;	/* a target thread runs here */
 	__u32 cur_next;		/* 1 + pid of the task the last traced switch
 				 * here brought in; 0: none seen yet */
 	__u32 top_who, top_id;
 	__u32 hard_irq, soft_vec;
 	char top_name[16];	/* the largest intruder's, taken when charged */
-	__u32 _pad[5];		/* 128 bytes: CPUs' entries share no cache line */
+	__u32 _pad[3];		/* 128 bytes: CPUs' entries share no cache line */
 };
 _Static_assert(sizeof(struct hc_state) % 64 == 0, "one CPU's entry, its own cache lines");
+
+/* target threads waiting for the CPU of s (unsigned wrap-around) */
+static __always_inline __u32 hc_nwait(const struct hc_state *s)
+{
+	return s->nbegin - s->nend - s->nend_remote;
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -312,13 +324,18 @@ static __always_inline void hc_window_open(struct hc_state *s, __u64 now)
 	s->irq_in_window = 0;
 }
 
-/* A waiter leaves CPU cpu's window (it runs, or its wait went stale). */
-static __always_inline void hc_wait_end(__u32 cpu)
+/* A waiter leaves CPU cpu's window (it runs, or its wait went stale);
+ * held: the CPU whose run-queue lock the caller holds */
+static __always_inline void hc_wait_end(__u32 cpu, __u32 held)
 {
 	struct hc_state *s = bpf_map_lookup_elem(&hc_state, &cpu);
 
-	if (s && s->nwait)
-		__sync_fetch_and_add(&s->nwait, -1);
+	if (!s || !hc_nwait(s))
+		return;
+	if (cpu == held)
+		s->nend++;
+	else
+		__sync_fetch_and_add(&s->nend_remote, 1);
 }
 
 static __always_inline void hc_wait_begin(struct hc_task *t, __u32 kind, __u32 cpu,
@@ -326,18 +343,19 @@ static __always_inline void hc_wait_begin(struct hc_task *t, __u32 kind, __u32 c
 {
 	struct hc_state *s;
 
-	if (t->kind)
-		hc_wait_end(t->cpu);	/* a wait whose end was never traced */
+	if (t->kind)	/* a wait whose end was never traced */
+		hc_wait_end(t->cpu, cpu);
 	t->since = now;
 	t->kind = 1 + kind;
 	t->cpu = cpu;
 	s = bpf_map_lookup_elem(&hc_state, &cpu);
 	if (!s)
 		return;
-	/* under cpu's run-queue lock: only a remote hc_wait_end() can race */
-	if (s->nwait == 0)
+	/* under cpu's run-queue lock: only a remote hc_wait_end() can race,
+	 * on a counter of its own */
+	if (hc_nwait(s) == 0)
 		hc_window_open(s, now);
-	__sync_fetch_and_add(&s->nwait, 1);
+	s->nbegin++;
 }
 
 /* pinned: the time was lost by a thread pinned to cpu */
@@ -467,6 +485,7 @@ static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *p
 	struct lat_hc_cpu *c;
 	struct hc_task *t;
 	__u64 now, from, d, own;
+	__u32 last, nwait;
 	bool untraced;
 
 	s = bpf_map_lookup_elem(&hc_state, &cpu);
@@ -476,14 +495,16 @@ static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *p
 		s->cur_target = tnext;
 	/* prev came in untraced when it is not the task the last traced
 	 * switch here brought in (the line is this CPU's, already loaded) */
-	untraced = s->cur_next && s->cur_next != prev->pid + 1;
+	last = s->cur_next;
 	s->cur_next = next->pid + 1;
+	nwait = hc_nwait(s);
 	/* opaque to the compiler, which would otherwise test (tp | tn), a
 	 * bitwise operation on pointers that the verifier refuses */
 	barrier_var(tp);
 	barrier_var(tn);
-	if (!s->nwait && !tp && !tn && !watched)
+	if (!nwait && !tp && !tn && !watched)
 		return;
+	untraced = last && last != prev->pid + 1;
 	now = lat_clock(clock);
 
 	/*
@@ -495,7 +516,8 @@ static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *p
 	t = tp;
 	stale = t && t->kind;
 	if (stale) {
-		hc_wait_end(t->cpu);
+		hc_wait_end(t->cpu, cpu);
+		nwait = hc_nwait(s);
 		t->kind = 0;
 		c = bpf_map_lookup_elem(&hc_cpu, &cpu);
 		if (c)
@@ -504,7 +526,7 @@ static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *p
 
 	/* prev ran inside the window: its share, less interrupt time; of a
 	 * stretch with an untraced switch in it, only its own run */
-	if (s->nwait && !stale) {
+	if (nwait && !stale) {
 		from = s->cur_start > s->wait_since ? s->cur_start : s->wait_since;
 		d = now - from;
 		d = d > s->irq_in_window ? d - s->irq_in_window : 0;
@@ -559,7 +581,7 @@ static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *p
 	hc_record(cpu, t->kind - 1, d, next->nr_cpus_allowed == 1);
 	if (w)
 		hc_event(cpu, t->kind - 1, d, t->late, now, next, prev, w, oc);
-	hc_wait_end(oc);
+	hc_wait_end(oc, cpu);
 	t->kind = 0;
 	t->late = 0;
 }
@@ -603,7 +625,7 @@ static __always_inline struct hc_state *hc_intr_state(__u32 *cpu)
 
 	*cpu = bpf_get_smp_processor_id();
 	s = bpf_map_lookup_elem(&hc_state, cpu);
-	return s && (s->cur_target || s->nwait || hc_watched(*cpu)) ? s : NULL;
+	return s && (s->cur_target || hc_nwait(s) || hc_watched(*cpu)) ? s : NULL;
 }
 
 static __always_inline void hc_intr_done(__u32 cpu, struct hc_state *s, __u32 kind,
@@ -616,9 +638,9 @@ static __always_inline void hc_intr_done(__u32 cpu, struct hc_state *s, __u32 ki
 	if (s->cur_target || watched)
 		hc_record(cpu, kind, d, s->cur_target &&
 			  bpf_get_current_task_btf()->nr_cpus_allowed == 1);
-	if ((!s->cur_target && s->nwait) || watched)
+	if ((!s->cur_target && hc_nwait(s)) || watched)
 		s->irq_in_window += d;
-	if (s->cur_target || s->nwait || watched)
+	if (s->cur_target || hc_nwait(s) || watched)
 		hc_charge_intr(cpu, s, who, id, d, name);
 }
 
