@@ -246,7 +246,9 @@ static void publish(struct trace *t, bool final)
 	struct lat_snap *s = &t->snap;
 	__u64 now = t->poll_ns, iv = t->o.interval_ns;
 	__u64 grace = iv / 10 > 10000000ULL ? iv / 10 : 10000000ULL;
-	bool late = !final && now > t->due + grace;
+	/* after its due moment, or longer than an interval by as much (the
+	 * first one counts from the attach, before the timer started) */
+	bool late = !final && (now > t->due + grace || now - t->t_last > iv + grace);
 
 	lat_snap_reset(s);
 	s->final = final;
@@ -308,8 +310,8 @@ static int poll_all(struct trace *t)
 /* one interval: read the maps, render. due: when its poll was due (for the
  * run's last stretch, the tick it did not wait for); publish() says it came
  * late when it ends more than a tenth of an interval (10 ms at least) after
- * that: latbpf yields, so a busy moment holds it back, and the interval is
- * longer by as much */
+ * that, or is longer than an interval by as much: latbpf yields, so a busy
+ * moment holds it back, and the interval is longer by as much */
 static int tick(struct trace *t, __u64 due)
 {
 	int err;
@@ -319,6 +321,9 @@ static int tick(struct trace *t, __u64 due)
 		return err;
 	t->due = due;
 	render(t, false);
+	/* the next poll: lifted by the guard if a whole interval overdue */
+	lat_away_guard_arm(&t->away, t->timer_t0 + (t->ticks + 1) * t->o.interval_ns,
+			   t->o.interval_ns);
 	return 0;
 }
 
@@ -401,6 +406,7 @@ static int loop(struct trace *t)
 	if (tfd < 0)
 		return tfd;
 	t->timer_t0 = lat_now_ns();
+	lat_away_guard_arm(&t->away, t->timer_t0 + t->o.interval_ns, t->o.interval_ns);
 	for (;;) {
 		n = 0;
 		pfd[n++] = (struct pollfd){ .fd = t->sfd, .events = POLLIN };
@@ -472,6 +478,7 @@ static int finish(struct trace *t, int err)
 
 static void cleanup(struct trace *t)
 {
+	lat_away_guard_stop(&t->away);
 	for (int i = 0; i < t->nsinks; i++)
 		if (t->sinks[i]->ops->stop)
 			t->sinks[i]->ops->stop(t->sinks[i]);
@@ -496,6 +503,7 @@ static void cleanup(struct trace *t)
 static enum lat_status prepare(struct trace *t, int argc, char **argv)
 {
 	enum lat_status st;
+	int err;
 
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		fprintf(stderr, "latbpf: this kernel has no BTF (/sys/kernel/btf/vmlinux): "
@@ -537,6 +545,9 @@ static enum lat_status prepare(struct trace *t, int argc, char **argv)
 	/* below everything it watches from here on: the attach ran at the
 	 * priority latbpf was started with (away.h) */
 	lat_away_yield(&t->away, !t->o.priority_normal);
+	if ((err = lat_away_guard_start(&t->away)))
+		fprintf(stderr, "latbpf: no guard thread against starving at SCHED_IDLE "
+			"(%s); going on without\n", strerror(-err));
 	t->to_tty = !t->o.no_tui && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) &&
 		    !t->env.stdout_taken;
 	/* the live view shows what latbpf's programs cost, as bpftop does:

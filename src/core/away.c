@@ -6,8 +6,13 @@
  * scheduler (away.h).
  */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include "core/away.h"
 #include "core/cpulist.h"
 #include "core/proc.h"
@@ -25,6 +30,7 @@ static void add_if_pinned(__u32 tid, int cpu, void *ctx)
 void lat_away_init(struct lat_away *a)
 {
 	memset(a, 0, sizeof(*a));
+	a->guard_fd = -1;
 	if (sched_getaffinity(0, sizeof(a->given), &a->given))
 		CPU_ZERO(&a->given);
 	a->runs_on = a->given;
@@ -86,6 +92,11 @@ bool lat_away_update(struct lat_away *a, const struct lat_run *run)
 
 /* what latbpf was started with, for the children it starts */
 static int start_policy = -1, start_nice;
+/* the guard thread (it keeps the priority latbpf was started with),
+ * whether it lifted the poll loop's thread, and how often */
+static int guard_tid;
+static int lifted;
+static unsigned long long guard_polls;
 
 /* idle: SCHED_IDLE, or nice 19 where that is refused; else the policy
  * and nice latbpf was started with */
@@ -94,6 +105,8 @@ static void set_priority(int tid, void *idle)
 	struct sched_param none = { 0 };
 
 	if (*(const bool *)idle) {
+		if (guard_tid && tid == guard_tid)
+			return;
 		if (sched_setscheduler(tid, SCHED_IDLE, &none))
 			setpriority(PRIO_PROCESS, (id_t)tid, 19);
 		return;
@@ -144,4 +157,106 @@ void lat_away_unyield(void)
 	if (start_policy == SCHED_OTHER || start_policy == SCHED_BATCH || start_policy == SCHED_IDLE)
 		sched_setscheduler(0, start_policy, &none);
 	setpriority(PRIO_PROCESS, 0, start_nice);
+}
+
+/* the poll loop's thread to SCHED_FIFO 1, or the start's priority */
+static void lift(int tid)
+{
+	struct sched_param rt = { .sched_priority = 1 };
+	bool normal = false;
+
+	if (sched_setscheduler(tid, SCHED_FIFO, &rt))
+		set_priority(tid, &normal);
+}
+
+static void *guard(void *arg)
+{
+	struct lat_away *a = arg;
+	unsigned long long n;
+	sigset_t all;
+
+	/* signals are the loop's (signalfd) */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	__atomic_store_n(&guard_tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	while (read(a->guard_fd, &n, sizeof(n)) == (ssize_t)sizeof(n) &&
+	       !__atomic_load_n(&a->guard_stop, __ATOMIC_ACQUIRE)) {
+		/* stuck on a target's CPU latbpf is not idle, and a real-time
+		 * poll there would hold the target back */
+		if (!__atomic_load_n(&a->idle_now, __ATOMIC_RELAXED) ||
+		    __atomic_exchange_n(&lifted, 1, __ATOMIC_ACQ_REL))
+			continue;
+		/* counted first: the lifted thread may run at once */
+		__atomic_add_fetch(&guard_polls, 1, __ATOMIC_RELAXED);
+		lift(a->main_tid);
+	}
+	return NULL;
+}
+
+int lat_away_guard_start(struct lat_away *a)
+{
+	pthread_t th;
+	bool normal = false;
+	int err;
+
+	if (!a->want_idle || a->guard_on)
+		return 0;
+	a->guard_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (a->guard_fd < 0)
+		return -errno;
+	a->main_tid = (int)syscall(SYS_gettid);
+	a->guard_stop = 0;
+	err = -pthread_create(&th, NULL, guard, a);
+	if (err) {
+		close(a->guard_fd);
+		a->guard_fd = -1;
+		return err;
+	}
+	a->guard_thr = (unsigned long)th;
+	a->guard_on = true;
+	/* it inherited SCHED_IDLE: back to the start's, once it has a tid */
+	while (!__atomic_load_n(&guard_tid, __ATOMIC_ACQUIRE))
+		sched_yield();
+	set_priority(guard_tid, &normal);
+	return 0;
+}
+
+void lat_away_guard_arm(struct lat_away *a, unsigned long long due_ns,
+			unsigned long long slack_ns)
+{
+	struct itimerspec its = { 0 };
+	unsigned long long at = due_ns + slack_ns;
+
+	if (!a->guard_on)
+		return;
+	its.it_value.tv_sec = (time_t)(at / 1000000000ULL);
+	its.it_value.tv_nsec = (long)(at % 1000000000ULL);
+	timerfd_settime(a->guard_fd, TFD_TIMER_ABSTIME, &its, NULL);
+	/* lifted for this poll: below everything again (stuck on a target's
+	 * CPU: the priority latbpf was started with) */
+	if (__atomic_exchange_n(&lifted, 0, __ATOMIC_ACQ_REL))
+		set_priority(0, &(bool){ a->idle_now });
+}
+
+unsigned long long lat_away_guard_polls(void)
+{
+	return __atomic_load_n(&guard_polls, __ATOMIC_RELAXED);
+}
+
+void lat_away_guard_stop(struct lat_away *a)
+{
+	struct itimerspec its = { .it_value = { .tv_nsec = 1 } };
+	bool idle = a->idle_now;
+
+	if (!a->guard_on)
+		return;
+	/* woken at once, it sees the flag and ends */
+	__atomic_store_n(&a->guard_stop, 1, __ATOMIC_RELEASE);
+	timerfd_settime(a->guard_fd, 0, &its, NULL);
+	pthread_join((pthread_t)a->guard_thr, NULL);
+	close(a->guard_fd);
+	a->guard_fd = -1;
+	a->guard_on = false;
+	if (__atomic_exchange_n(&lifted, 0, __ATOMIC_ACQ_REL))
+		set_priority(0, &idle);
 }

@@ -25,6 +25,11 @@ struct lat_away {
 	const char *yielded;	/* what lat_away_yield() got */
 	bool want_idle;		/* it yielded (not --priority normal) */
 	bool idle_now;		/* and is yielded now (not while stuck) */
+	int guard_fd;		/* the guard's timer; -1: no guard */
+	bool guard_on;
+	int guard_stop;		/* set: the guard ends at its next wake */
+	unsigned long guard_thr;	/* pthread_t */
+	int main_tid;		/* the thread the guard lifts */
 };
 void lat_away_init(struct lat_away *a);
 /* re-reads the target's pinned CPUs and moves latbpf's threads when they
@@ -48,5 +53,30 @@ const char *lat_away_yield(struct lat_away *a, bool idle);
 /* In a child latbpf starts (the COMMAND), before it execs: the policy and
  * nice latbpf was started with. */
 void lat_away_unyield(void);
+
+/*
+ * The guard against starving: at SCHED_IDLE, a host whose every CPU is
+ * busy (a hog on each) may not run latbpf for seconds, and the ring
+ * buffers fill. Before EEVDF (6.6) an idle task that ran one tick owes a
+ * nice-0 hog ~1.4 s of its run before it is picked again, and giving it
+ * back a normal priority does not take that debt back (in a 6.1 guest,
+ * polls came 5-10 s apart, lifted to normal or not). So a thread of its
+ * own, at the priority latbpf was started with, sleeps on a timer the
+ * poll loop moves on at every poll (lat_away_guard_arm: when the next
+ * poll is a whole interval overdue); it wakes only if that poll has not
+ * come, and then lifts the calling thread to SCHED_FIFO 1 (the lowest
+ * real-time priority; the start's CFS priority where that is refused)
+ * for that one poll; the next arm yields again. A poll on time costs one
+ * timerfd_settime, and the guard never runs. Started after
+ * lat_away_yield(); without a yield, none.
+ */
+int lat_away_guard_start(struct lat_away *a);
+/* the next poll is due at due_ns (CLOCK_MONOTONIC); the guard fires at
+ * due_ns + slack_ns. Yields again if the guard had lifted the caller. */
+void lat_away_guard_arm(struct lat_away *a, unsigned long long due_ns,
+			unsigned long long slack_ns);
+/* polls the guard lifted, so far */
+unsigned long long lat_away_guard_polls(void);
+void lat_away_guard_stop(struct lat_away *a);
 
 #endif

@@ -29,6 +29,7 @@
 #include "core/clock.h"
 #include "core/proc.h"
 #include "core/snap.h"
+#include "core/away.h"
 #include "core/yield.h"
 
 static __u64 cpu_ns(void)
@@ -239,6 +240,8 @@ void lat_self_poll(struct lat_self *s)
 	s->late_before = s->late;
 	s->yields_before = s->yields;
 	s->yields = lat_yields();
+	s->guard_before = s->guard;
+	s->guard = lat_away_guard_polls();
 	for (int i = 0; i < s->nprogs; i++) {
 		s->progs[i].cnt_before = s->progs[i].cnt;
 		s->progs[i].ns_before = s->progs[i].ns;
@@ -279,6 +282,10 @@ void lat_self_publish(const struct lat_self *s, struct lat_snap *snap)
 	 * waits one stretch at most (core/yield.c) */
 	lat_pub_flags(lat_pub_count(snap, "yields", s->yields - s->yields_before, s->yields),
 		      LAT_F_NONZERO);
+	/* polls a whole interval overdue at SCHED_IDLE (every CPU busy),
+	 * which the guard thread lifted to SCHED_FIFO 1 (core/away.h) */
+	lat_pub_flags(lat_pub_count(snap, "guard_polls", s->guard - s->guard_before,
+				    s->guard), LAT_F_NONZERO);
 	lat_pub_str(snap, "bpf_stats", s->stats_how);
 	if (s->stats) {
 		for (int i = 0; i < s->nprogs; i++) {

@@ -28,6 +28,8 @@ struct lat_self {
 	__u64 late, late_before;
 	/* brief sleeps the loader took in long work (core/yield.h) */
 	__u64 yields, yields_before;
+	/* polls a whole interval overdue, lifted by the guard (core/away.h) */
+	__u64 guard, guard_before;
 	int nprogs;
 	struct lat_self_prog progs[LAT_SELF_MAX_PROGS];
 	/* one fd per map latbpf holds that can grow (read at every poll);
