@@ -184,11 +184,15 @@ static void *guard(void *arg)
 		/* stuck on a target's CPU latbpf is not idle, and a real-time
 		 * poll there would hold the target back */
 		if (!__atomic_load_n(&a->idle_now, __ATOMIC_RELAXED) ||
-		    __atomic_exchange_n(&lifted, 1, __ATOMIC_ACQ_REL))
+		    __atomic_load_n(&lifted, __ATOMIC_ACQUIRE))
 			continue;
 		/* counted first: the lifted thread may run at once */
 		__atomic_add_fetch(&guard_polls, 1, __ATOMIC_RELAXED);
 		lift(a->main_tid);
+		/* marked after the lift: an arm between the two leaves it
+		 * lifted for one more poll, where marked before, an arm could
+		 * yield first and the lift land after, for good */
+		__atomic_store_n(&lifted, 1, __ATOMIC_RELEASE);
 	}
 	return NULL;
 }
