@@ -184,8 +184,9 @@ covers busy "$T/busy.json" 100ms
 check "busy: interval records were written ($recs)" num_le 5 "$recs"
 check "busy: the late ones are marked and counted alike ($nlate = $counted)" test "$nlate" = "$counted"
 # what latbpf did not see is counted as dropped (a sleep at either end of
-# the run may fall outside it: 2)
-missed=$((sleeps - seen - 2 > 0 ? sleeps - seen - 2 : 0))
+# each of the 2 threads may fall outside the run: 4; the 6.1 guest saw
+# 3996 of 4000 with nothing dropped)
+missed=$((sleeps - seen - 4 > 0 ? sleeps - seen - 4 : 0))
 diag "busy: drops $(final "$T/busy.json" '.drops' | tr -d ' \n')"
 check "busy: every sleep missed is counted in drops ($missed missed, drops $drops)" \
 	num_le "$missed" "$drops"
