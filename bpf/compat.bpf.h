@@ -30,11 +30,39 @@ static __always_inline __u32 lat_task_state_btf(struct task_struct *t)
 }
 
 /*
+ * How long t, leaving this CPU, has been on it, by the scheduler's clock of
+ * this run queue: rq->clock less t's arrival (sched_info.last_arrival,
+ * stamped from the same clock when the kernel switched t in; both read
+ * before this switch's own stamps). For any class: a real-time task's run
+ * has no stamp in se. The run queue is t's group's (se.cfs_rq, set for a
+ * task of any class as it lands on a CPU), as the per-CPU runqueues
+ * symbol needs KALLSYMS_ALL (not on this 6.18). ~0 where the kernel keeps
+ * none of it (no SCHED_INFO, no FAIR_GROUP_SCHED). Only where a switch-in
+ * went untraced.
+ */
+static __always_inline __u64 lat_task_on_cpu(struct task_struct *t)
+{
+	struct cfs_rq *q;
+	__u64 clk, at;
+
+	if (!bpf_core_field_exists(t->sched_info) || !bpf_core_field_exists(t->se.cfs_rq) ||
+	    !bpf_core_field_exists(((struct cfs_rq *)0)->rq))
+		return ~0ULL;
+	q = BPF_CORE_READ(t, se.cfs_rq);
+	if (!q)
+		return ~0ULL;
+	clk = BPF_CORE_READ(q, rq, clock);
+	at = BPF_CORE_READ(t, sched_info.last_arrival);
+	return clk > at ? clk - at : 0;
+}
+
+/*
  * The CPU time of the run t ends at this switch-out, by the fair class's
  * own clock of it: sum_exec_runtime less its value at the pick, which
  * set_next_entity() stamps in prev_sum_exec_runtime (both since 2.6.23).
- * For a switch-in the kernel did not trace. ~0 for a task of another
- * class, which keeps no such stamp. btf: t is a BTF pointer (plain loads).
+ * For a switch-in the kernel did not trace. A task of another class keeps
+ * no such stamp: its time on the CPU (lat_task_on_cpu), ~0 where unknown.
+ * btf: t is a BTF pointer (plain loads).
  */
 static __always_inline __u64 lat_task_last_run(struct task_struct *t, bool btf)
 {
@@ -51,7 +79,7 @@ static __always_inline __u64 lat_task_last_run(struct task_struct *t, bool btf)
 		policy = BPF_CORE_READ(t, policy);
 	}
 	if (policy != 0 && policy != 3 && policy != 5)	/* NORMAL, BATCH, IDLE */
-		return ~0ULL;
+		return lat_task_on_cpu(t);
 	return sum > at_pick ? sum - at_pick : 0;
 }
 

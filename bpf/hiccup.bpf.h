@@ -459,17 +459,20 @@ static __always_inline void hc_ran_event(__u32 cpu, __u64 d, __u64 now, struct t
 }
 
 /* Of d ns since the last traced switch, the part prev ran: its run since
- * the kernel last picked it, from the kernel's own account of a fair task
- * (updated before the tracepoint, when prev was put back); 0 for the idle
- * task and other classes, whose se the kernel does not keep so */
+ * the kernel last picked it (lat_task_last_run: a fair task's own account,
+ * a real-time one's time since it arrived); 0 for the idle task and where
+ * the kernel keeps neither. A FIFO burner's 5 ms run, switched in
+ * untraced, was all "(untraced)" when this read the fair class only
+ * (watch.t, 2026-11-28). */
 static __always_inline __u64 hc_own_run(struct task_struct *prev, __u64 d)
 {
 	__u64 own;
-	__u32 policy = prev->policy;
 
-	if (!prev->pid || (policy != 0 && policy != 3 && policy != 5))	/* NORMAL, BATCH, IDLE */
+	if (!prev->pid)
 		return 0;
-	own = prev->se.sum_exec_runtime - prev->se.prev_sum_exec_runtime;
+	own = lat_task_last_run(prev, true);
+	if (own == ~0ULL)
+		return 0;
 	return own < d ? own : d;
 }
 
