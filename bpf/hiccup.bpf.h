@@ -47,6 +47,12 @@ const volatile __u64 threshold_ns = 1000000;
 
 #define MAX_CPUS 1024	/* the loader sizes the arrays to the possible CPUs */
 
+/* PREEMPT_RT (the loader reads it from the kernel's version string): there
+ * softirqs and threaded handlers run in tasks, switched out mid-handler
+ * (hc_intr_cut); elsewhere an interrupt open at a switch lost its exit to
+ * the attach (its entry program attached first) and is dropped */
+const volatile bool hc_rt = false;
+
 /* --cpus: the watched CPUs, as if a target always waited there: every
  * task that runs on one (but the idle task) and every interrupt is
  * charged, each run recorded as LAT_HC_RAN. Off: no code. */
@@ -476,14 +482,27 @@ static __always_inline __u64 hc_own_run(struct task_struct *prev, __u64 d)
 	return own < d ? own : d;
 }
 
-/* Interrupts: only while a target runs here, or waits for this CPU. */
+/* Interrupts: every entry is stamped, and the exit charges only while a
+ * target runs here, or waits for this CPU (hc_intr_done): a wait that
+ * begins inside the interrupt (a timer's wakeup of its sleeper, a
+ * completion's of its reader) has the rest of it charged to the
+ * interrupt, not to the task it interrupted (hc_intr_part). */
 static __always_inline struct hc_state *hc_intr_state(__u32 *cpu)
 {
-	struct hc_state *s;
-
 	*cpu = bpf_get_smp_processor_id();
-	s = bpf_map_lookup_elem(&hc_state, cpu);
-	return s && (s->cur_target || hc_nwait(s) || hc_watched(*cpu)) ? s : NULL;
+	return bpf_map_lookup_elem(&hc_state, cpu);
+}
+
+/* Of an interrupt of d ns (nested ones off) that began at start and ends
+ * now, the part inside the window: from the wakeup on, when the first
+ * waiter came while it ran and no target was running here */
+static __always_inline __u64 hc_intr_part(const struct hc_state *s, __u64 start, __u64 now,
+					  __u64 d)
+{
+	if (!s->cur_target && s->wait_since > start && now > s->wait_since &&
+	    now - s->wait_since < d)
+		return now - s->wait_since;
+	return d;
 }
 
 static __always_inline void hc_intr_done(__u32 cpu, struct hc_state *s, __u32 kind,
@@ -520,14 +539,16 @@ __noinline int hc_intr_cut(struct hc_state *s, __u32 cpu, __u64 now)
 	if (s->hard_start) {
 		d = now - s->hard_start;
 		d = d > s->hard_nested ? d - s->hard_nested : 0;
-		s->hard_start = 0;
 		if (s->soft_start)
 			s->soft_nested += d + s->hard_nested;
+		d = hc_intr_part(s, s->hard_start, now, d);
+		s->hard_start = 0;
 		hc_intr_done(cpu, s, LAT_HC_IRQ, LAT_HC_WHO_IRQ, s->hard_irq, d, NULL);
 	}
 	if (s->soft_start) {
 		d = now - s->soft_start;
 		d = d > s->soft_nested ? d - s->soft_nested : 0;
+		d = hc_intr_part(s, s->soft_start, now, d);
 		s->soft_start = 0;
 		hc_intr_done(cpu, s, LAT_HC_SOFTIRQ, LAT_HC_WHO_SOFTIRQ, s->soft_vec, d, NULL);
 	}
@@ -553,8 +574,14 @@ static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *p
 	if (!s)
 		return;
 	/* before cur_target changes: the interrupt was prev's */
-	if (s->soft_start || s->hard_start)
-		hc_intr_cut(s, cpu, lat_clock(clock));
+	if (s->soft_start || s->hard_start) {
+		if (hc_rt) {
+			hc_intr_cut(s, cpu, lat_clock(clock));
+		} else {
+			s->hard_start = 0;
+			s->soft_start = 0;
+		}
+	}
 	if (s->cur_target != tnext)	/* no store on the common path */
 		s->cur_target = tnext;
 	/* prev came in untraced when it is not the task the last traced
@@ -701,16 +728,19 @@ int BPF_PROG(hiccup_irq_exit, int irq, struct irqaction *action)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct hc_state *s = bpf_map_lookup_elem(&hc_state, &cpu);
-	__u64 d;
+	__u64 d, now;
 
 	if (!s || !s->hard_start)
 		return 0;
-	d = bpf_ktime_get_ns() - s->hard_start - s->hard_nested;
-	s->hard_start = 0;
+	now = bpf_ktime_get_ns();
+	d = now - s->hard_start - s->hard_nested;
 	if (s->soft_start)
 		s->soft_nested += d + s->hard_nested;
-	hc_intr_done(cpu, s, LAT_HC_IRQ, LAT_HC_WHO_IRQ, irq, d,
-		  BPF_CORE_READ(action, name));
+	d = hc_intr_part(s, s->hard_start, now, d);
+	s->hard_start = 0;
+	if (s->cur_target || hc_nwait(s) || hc_watched(cpu))
+		hc_intr_done(cpu, s, LAT_HC_IRQ, LAT_HC_WHO_IRQ, irq, d,
+			     BPF_CORE_READ(action, name));
 	return 0;
 }
 
@@ -733,16 +763,75 @@ int BPF_PROG(hiccup_softirq_exit, unsigned int vec)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct hc_state *s = bpf_map_lookup_elem(&hc_state, &cpu);
-	__u64 d;
+	__u64 d, now;
 
 	if (!s || !s->soft_start)
 		return 0;
-	d = bpf_ktime_get_ns() - s->soft_start;
+	now = bpf_ktime_get_ns();
+	d = now - s->soft_start;
 	d = d > s->soft_nested ? d - s->soft_nested : 0;
+	d = hc_intr_part(s, s->soft_start, now, d);
 	s->soft_start = 0;
-	hc_intr_done(cpu, s, LAT_HC_SOFTIRQ, LAT_HC_WHO_SOFTIRQ, vec, d, NULL);
+	if (s->cur_target || hc_nwait(s) || hc_watched(cpu))
+		hc_intr_done(cpu, s, LAT_HC_SOFTIRQ, LAT_HC_WHO_SOFTIRQ, vec, d, NULL);
 	return 0;
 }
+
+/*
+ * x86's system interrupts, which have no irq_handler event: the local
+ * timer (the tick, and every hrtimer: a sleeper's wakeup runs in it), the
+ * scheduler's IPIs (reschedule, call_function_single: a remote wakeup),
+ * call_function and irq_work. Each runs as a hard interrupt, so it shares
+ * the hard interrupt's stamps: none nests in another or in a device's
+ * handler. Unseen, their time was the interrupted task's: 8-16 us a timer
+ * interrupt that wakes a target, the most of what a task on the waking
+ * CPU was charged for it (yield.t, 2026-11-28). Named as the kernel's
+ * events are; "pid" is the vector (docs/metrics.md).
+ */
+static __always_inline int hc_vec_entry(int vector)
+{
+	__u32 cpu;
+	struct hc_state *s = hc_intr_state(&cpu);
+
+	if (s) {
+		s->hard_start = bpf_ktime_get_ns();
+		s->hard_irq = vector;
+		s->hard_nested = 0;
+	}
+	return 0;
+}
+
+static __always_inline int hc_vec_exit(int vector, const char *name)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct hc_state *s = bpf_map_lookup_elem(&hc_state, &cpu);
+	__u64 d, now;
+
+	if (!s || !s->hard_start)
+		return 0;
+	now = bpf_ktime_get_ns();
+	d = now - s->hard_start - s->hard_nested;
+	if (s->soft_start)
+		s->soft_nested += d + s->hard_nested;
+	d = hc_intr_part(s, s->hard_start, now, d);
+	s->hard_start = 0;
+	if (s->cur_target || hc_nwait(s) || hc_watched(cpu))
+		hc_intr_done(cpu, s, LAT_HC_IRQ, LAT_HC_WHO_VECTOR, vector, d, name);
+	return 0;
+}
+
+/* name: at most 15 characters (an intruder's name) */
+#define HC_VECTOR(ev, name)							\
+SEC("tp_btf/" #ev "_entry")							\
+int BPF_PROG(hiccup_##ev##_entry, int vector) { return hc_vec_entry(vector); }	\
+SEC("tp_btf/" #ev "_exit")							\
+int BPF_PROG(hiccup_##ev##_exit, int vector) { return hc_vec_exit(vector, name); }
+
+HC_VECTOR(local_timer, "local_timer")
+HC_VECTOR(reschedule, "reschedule")
+HC_VECTOR(call_function, "call_function")
+HC_VECTOR(call_function_single, "call_fn_single")
+HC_VECTOR(irq_work, "irq_work")
 
 /* x86 only: the kernel reports each NMI handler's own duration. */
 SEC("tp_btf/nmi_handler")

@@ -39,6 +39,8 @@ enum lat_hc_who {
 	LAT_HC_UNTRACED,	/* a stretch in which the kernel switched tasks
 				 * without tracing it: whose time it was is
 				 * unknown (id 0) */
+	LAT_HC_WHO_VECTOR,	/* x86's system interrupts (local timer, IPIs):
+				 * id: the vector, name: the kernel's event's */
 	LAT_HC_OTHERS,		/* the loader's: intruders beyond those it keeps by
 				 * name, summed per CPU (never from BPF) */
 	LAT_HC_NR_WHO,

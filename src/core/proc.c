@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include "core/proc.h"
 
 bool lat_read_line(const char *path, char *buf, size_t len)
@@ -91,15 +93,59 @@ bool lat_proc_u64(const char *path, const char *key, unsigned long long *v)
 	return end != buf && !errno;
 }
 
+int lat_proc_open(const char *path)
+{
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+bool lat_proc_reread(int fd, char *buf, size_t len)
+{
+	ssize_t n;
+
+	buf[0] = '\0';
+	if (fd < 0 || len < 2)
+		return false;
+	/* from offset 0 a seq_file is made again: the values of now */
+	n = pread(fd, buf, len - 1, 0);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return true;
+}
+
+bool lat_text_u64(const char *text, const char *key, unsigned long long *v)
+{
+	size_t klen = strlen(key), n;
+	const char *line = text;
+	char one[256], val[64], *end;
+
+	while (line && *line) {
+		/* one line at a time: field_of looks for ':' to its end */
+		n = strcspn(line, "\n");
+		snprintf(one, sizeof(one), "%.*s", (int)(n < sizeof(one) ? n : sizeof(one) - 1), line);
+		if (field_of(one, key, klen, val, sizeof(val))) {
+			errno = 0;
+			*v = strtoull(val, &end, 10);
+			return end != val && !errno;
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return false;
+}
+
+/* kept open and rewound (the main thread's, at each poll): an open is a
+ * path walk in /proc, 20-170 us in the kernel here */
 void lat_proc_each_self_thread(void (*fn)(int tid, void *ctx), void *ctx)
 {
+	static DIR *dir;
 	struct dirent *d;
-	DIR *dir = opendir("/proc/self/task");
 
-	if (!dir)
+	if (!dir && !(dir = opendir("/proc/self/task")))
 		return;
+	rewinddir(dir);
 	while ((d = readdir(dir)))
 		if (d->d_name[0] != '.')
 			fn(atoi(d->d_name), ctx);
-	closedir(dir);
 }

@@ -17,7 +17,17 @@ bool lat_has_word(const char *list, const char *word);
 bool lat_proc_field(const char *path, const char *key, char *buf, size_t len);
 /* the same, its leading number ("1024 kB": 1024) */
 bool lat_proc_u64(const char *path, const char *key, unsigned long long *v);
-/* every thread of this process as /proc/self/task lists it: fn(tid, ctx) */
+/* A /proc file read at every poll, kept open: each read starts again from
+ * its offset 0, which makes the kernel write the file anew, without the
+ * path walk of an open (an openat of /proc/self/status took up to 167 us
+ * in the kernel here, where nothing preempts it: core/yield.h). */
+int lat_proc_open(const char *path);
+/* its whole text into buf (cut at len - 1): false, and "", when unread */
+bool lat_proc_reread(int fd, char *buf, size_t len);
+/* the leading number of the first "key: value" line of text */
+bool lat_text_u64(const char *text, const char *key, unsigned long long *v);
+/* every thread of this process as /proc/self/task lists it: fn(tid, ctx);
+ * from the main thread only (one directory, kept open) */
 void lat_proc_each_self_thread(void (*fn)(int tid, void *ctx), void *ctx);
 
 #endif

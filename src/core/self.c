@@ -65,6 +65,15 @@ static __u64 fdinfo_value(int fd, const char *name)
 	return lat_proc_u64(path, name, &v) ? v : 0;
 }
 
+/* the same from a kept-open fdinfo (proc.h: lat_proc_open) */
+static __u64 kept_value(int fd, const char *name)
+{
+	unsigned long long v;
+	char text[1024];
+
+	return lat_proc_reread(fd, text, sizeof(text)) && lat_text_u64(text, name, &v) ? v : 0;
+}
+
 /* The program's whole name: the kernel keeps 15 characters
  * ("hiccup_softirq_"), its BTF the function's name, as bpftool shows it. */
 static void prog_name(int fd, const struct bpf_prog_info *info, char *name, size_t len)
@@ -117,16 +126,29 @@ static void add_map(struct lat_self *s, int fd)
 	struct bpf_map_info info = { 0 };
 	__u32 len = sizeof(info);
 
-	if (!bpf_obj_get_info_by_fd(fd, &info, &len) && !(info.map_flags & BPF_F_NO_PREALLOC))
+	char path[48];
+	int info_fd;
+
+	if (!bpf_obj_get_info_by_fd(fd, &info, &len) && !(info.map_flags & BPF_F_NO_PREALLOC)) {
 		s->fixed_bytes += fdinfo_value(fd, "memlock");
-	else if (s->nmaps < LAT_SELF_MAX_MAPS)
-		s->map_fds[s->nmaps++] = fd;
+	} else if (s->nmaps < LAT_SELF_MAX_MAPS) {
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+		if ((info_fd = lat_proc_open(path)) >= 0)
+			s->map_info_fds[s->nmaps++] = info_fd;
+	}
 }
 
 /* Every BPF map and program this process holds, each once (by id): read
  * once, after attaching. Listing /proc/self/fd at every poll took 100-270 us
  * in the kernel (a dentry per fd, ~90 of them), a stretch no task that
  * wakes on latbpf's CPU can preempt. */
+static void close_kept(struct lat_self *s)
+{
+	for (int i = 0; i < s->nmaps; i++)
+		close(s->map_info_fds[i]);
+	s->nmaps = 0;
+}
+
 static void find_fds(struct lat_self *s)
 {
 	__u32 map_ids[LAT_SELF_MAX_MAPS];
@@ -134,7 +156,7 @@ static void find_fds(struct lat_self *s)
 	struct dirent *d;
 	DIR *dir = opendir("/proc/self/fd");
 
-	s->nmaps = 0;
+	close_kept(s);
 	s->fixed_bytes = 0;
 	if (!dir)
 		return;
@@ -171,9 +193,9 @@ static void find_fds(struct lat_self *s)
 static void read_fds(struct lat_self *s)
 {
 	s->map_bytes = s->fixed_bytes;
-	/* an open, a read and a close each: 4-5 us, 48 maps */
+	/* a read each, of an fdinfo kept open */
 	for (int i = 0; i < s->nmaps; i++) {
-		s->map_bytes += fdinfo_value(s->map_fds[i], "memlock");
+		s->map_bytes += kept_value(s->map_info_fds[i], "memlock");
 		lat_yield_point();
 	}
 	/* the kernel counts nothing while its statistics are off */
@@ -188,15 +210,22 @@ static void read_fds(struct lat_self *s)
 	}
 }
 
-/* VmRSS and VmHWM, as ps and top read them */
-static void rss_bytes(__u64 *rss, __u64 *peak)
+/* VmRSS and VmHWM, as ps and top read them (one read of a status kept
+ * open; not getrusage's ru_maxrss, which keeps the peak of the image
+ * before exec, the parent's copy after a fork) */
+static void rss_bytes(struct lat_self *s)
 {
 	unsigned long long kib;
+	char text[4096];
 
-	if (lat_proc_u64("/proc/self/status", "VmRSS", &kib))
-		*rss = kib * 1024;
-	if (lat_proc_u64("/proc/self/status", "VmHWM", &kib))
-		*peak = kib * 1024;
+	if (s->status_fd < 0)
+		s->status_fd = lat_proc_open("/proc/self/status");
+	if (!lat_proc_reread(s->status_fd, text, sizeof(text)))
+		return;
+	if (lat_text_u64(text, "VmRSS", &kib))
+		s->rss = kib * 1024;
+	if (lat_text_u64(text, "VmHWM", &kib))
+		s->rss_peak = kib * 1024;
 }
 
 void lat_self_init(struct lat_self *s, bool bpf_stats)
@@ -206,6 +235,7 @@ void lat_self_init(struct lat_self *s, bool bpf_stats)
 
 	memset(s, 0, sizeof(*s));
 	s->stats_fd = -1;
+	s->status_fd = -1;
 	if (bpf_stats) {
 		s->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 		if (s->stats_fd < 0)
@@ -249,7 +279,7 @@ void lat_self_poll(struct lat_self *s)
 	s->t_now = lat_now_ns();
 	s->cpu_now = cpu_ns();
 	read_fds(s);
-	rss_bytes(&s->rss, &s->rss_peak);
+	rss_bytes(s);
 }
 
 static double pct(__u64 part, __u64 whole)
@@ -325,4 +355,8 @@ void lat_self_free(struct lat_self *s)
 	if (s->stats_fd >= 0)
 		close(s->stats_fd);
 	s->stats_fd = -1;
+	if (s->status_fd >= 0)
+		close(s->status_fd);
+	s->status_fd = -1;
+	close_kept(s);
 }

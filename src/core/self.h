@@ -32,9 +32,10 @@ struct lat_self {
 	__u64 guard, guard_before;
 	int nprogs;
 	struct lat_self_prog progs[LAT_SELF_MAX_PROGS];
-	/* one fd per map latbpf holds that can grow (read at every poll);
-	 * the others' bytes, fixed when they were made */
-	int map_fds[LAT_SELF_MAX_MAPS], nmaps;
+	/* the fdinfo, kept open, of each map latbpf holds that can grow
+	 * (read at every poll); the others' bytes, fixed when they were made */
+	int map_info_fds[LAT_SELF_MAX_MAPS], nmaps;
+	int status_fd;		/* /proc/self/status, kept open; -1 */
 	__u64 fixed_bytes;
 };
 

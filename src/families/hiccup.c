@@ -83,6 +83,8 @@ struct hiccup {
 	__u64 t0, t_last;
 	struct lat_hc_cache *seq, *cache;	/* per CPU: reads before and after, the cache */
 	bool has_nmi;
+	unsigned has_vectors;	/* bit i: vectors[i]'s events are there */
+	bool rt;		/* PREEMPT_RT */
 	/* polls whose intruder reads never came out consistent: the interval
 	 * keeps the last consistent list (its intruders are carried over) */
 	__u64 stale_polls, stale_polls_before;
@@ -110,7 +112,7 @@ static const char *const kind_name[LAT_HC_NR_KINDS] = {
 };
 /* a threaded interrupt handler is an IRQ intruder, whatever runs it */
 static const char *const who_name[LAT_HC_NR_WHO] = {
-	"task", "irq", "softirq", "nmi", "migration", "irq", "untraced", "others"
+	"task", "irq", "softirq", "nmi", "migration", "irq", "untraced", "irq", "others"
 };
 static const char *const softirq_name[] = { "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK",
 					    "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU" };
@@ -133,6 +135,38 @@ static int on_event(void *ctx, void *data, size_t len)
 		return -ENOMEM;
 	memcpy(&h->events[h->nevents++ % h->max_events], data, sizeof(*e));
 	return 0;
+}
+
+/* x86's system interrupts (bpf/hiccup.bpf.h, HC_VECTOR): each a pair of
+ * programs on its irq_vectors events, loaded where the kernel has them */
+#define VEC(ev) { #ev, vec_##ev##_entry, vec_##ev##_exit }
+#define VEC_PROGS(ev)									\
+	static struct bpf_program **vec_##ev##_entry(struct sched_bpf *k)		\
+	{ return &k->progs.hiccup_##ev##_entry; }					\
+	static struct bpf_program **vec_##ev##_exit(struct sched_bpf *k)		\
+	{ return &k->progs.hiccup_##ev##_exit; }
+VEC_PROGS(local_timer)
+VEC_PROGS(reschedule)
+VEC_PROGS(call_function)
+VEC_PROGS(call_function_single)
+VEC_PROGS(irq_work)
+
+static const struct {
+	const char *name;
+	struct bpf_program **(*entry)(struct sched_bpf *);
+	struct bpf_program **(*exit)(struct sched_bpf *);
+} vectors[] = {
+	VEC(local_timer), VEC(reschedule), VEC(call_function), VEC(call_function_single),
+	VEC(irq_work),
+};
+
+/* PREEMPT_RT, as the kernel's version string says (scripts/mkcompile_h
+ * writes it there) */
+static bool kernel_is_rt(void)
+{
+	char v[256];
+
+	return lat_read_line("/proc/sys/kernel/version", v, sizeof(v)) && strstr(v, "PREEMPT_RT");
 }
 
 static void hiccup_configure(struct sched_bpf *skel, void *priv, bool btf)
@@ -166,6 +200,15 @@ static void hiccup_configure(struct sched_bpf *skel, void *priv, bool btf)
 	/* NMIs have a tracepoint on x86 only: without it, NMI time shows up
 	 * inside the IRQ or task it interrupted. */
 	bpf_program__set_autoload(skel->progs.hiccup_nmi, h->has_nmi);
+	/* so have the system interrupts (irq_vectors): elsewhere their time
+	 * is the interrupted task's, as before */
+	for (size_t i = 0; i < sizeof(vectors) / sizeof(vectors[0]); i++) {
+		bool has = h->has_vectors & (1u << i);
+
+		bpf_program__set_autoload(*vectors[i].entry(skel), has);
+		bpf_program__set_autoload(*vectors[i].exit(skel), has);
+	}
+	skel->rodata->hc_rt = h->rt;
 }
 
 static int hiccup_open(const struct lat_family_ctx *fc, const void *cfg, void **priv)
@@ -209,6 +252,15 @@ static int hiccup_open(const struct lat_family_ctx *fc, const void *cfg, void **
 		return err;
 	}
 	h->has_nmi = lat_btf_has_tracepoint(fc->btf, "nmi_handler");
+	for (size_t i = 0; i < sizeof(vectors) / sizeof(vectors[0]); i++) {
+		char entry[48], exit_[48];
+
+		snprintf(entry, sizeof(entry), "%s_entry", vectors[i].name);
+		snprintf(exit_, sizeof(exit_), "%s_exit", vectors[i].name);
+		if (lat_btf_has_tracepoint(fc->btf, entry) && lat_btf_has_tracepoint(fc->btf, exit_))
+			h->has_vectors |= 1u << i;
+	}
+	h->rt = kernel_is_rt();
 	*priv = h;
 	return 0;
 }
@@ -795,6 +847,7 @@ static int cmp_t_run(const void *a, const void *b)
 static void publish_top(struct hiccup *h, struct lat_snap *s, __u32 cpu)
 {
 	__u64 n_iv = 0, n_run = 0, sum_iv = 0, sum_run = 0;
+	__u64 self_c_iv = 0, self_c = 0, self_t_iv = 0, self_t = 0, self_max = 0;
 	struct top_cand *cand = malloc((h->n_in_now + 1) * sizeof(*cand)), **by;
 	const struct lat_hc_intruder_entry *in, *b;
 	size_t i, n = 0, k;
@@ -820,6 +873,14 @@ static void publish_top(struct hiccup *h, struct lat_snap *s, __u32 cpu)
 		sum_iv += c->c_iv ? c->t_iv : 0;
 		n_run += in->k.who != LAT_HC_OTHERS;
 		sum_run += in->v.total_ns;
+		if (in->k.who == LAT_HC_TASK && in->k.id && is_self(h, in->k.id)) {
+			self_c_iv += c->c_iv;
+			self_t_iv += c->c_iv ? c->t_iv : 0;
+			self_c += in->v.count;
+			self_t += in->v.total_ns;
+			if (in->v.max_ns > self_max)
+				self_max = in->v.max_ns;
+		}
 		by[n] = c;
 		n++;
 	}
@@ -829,6 +890,11 @@ static void publish_top(struct hiccup *h, struct lat_snap *s, __u32 cpu)
 		n_run = k;
 	lat_pub_count(s, "intruders", n_iv, n_run);
 	lat_pub_dur(s, "intruders_ns", sum_iv, sum_run);
+	/* latbpf's own threads, whether or not they rank among the top: what
+	 * the tracer cost the targets here (its threads yield: core/away.h) */
+	lat_pub_count(s, "self_count", self_c_iv, self_c);
+	lat_pub_dur(s, "self_ns", self_t_iv, self_t);
+	lat_pub_flags(lat_pub_dur(s, "self_max_ns", self_max, self_max), LAT_F_GAUGE);
 	lat_pub_flags(lat_pub_list(s, "top", "top intruders"), LAT_F_BRIEF);
 	lat_pub_rank(s, "total_ns", MAX_TOP, 5);
 	if (cand && by) {

@@ -4,12 +4,13 @@
 # unrelated hog, both pinned to CPU 1, are named with their time, which
 # the kernel's own accounting (/proc/PID/task/*/schedstat, on-CPU ns)
 # gives: within 1 % plus 30 us a run. Per run, latbpf counts from one
-# sched_switch to the next, less the IRQs and softirqs it traces; the
-# kernel's runtime also leaves out the switch itself and, with
-# IRQ_TIME_ACCOUNTING, the local timer and IPI vectors, which have no
-# irq_handler event (measured: 22 us a run while a qemu guest shared the
-# CPU). A process on CPU 0 is not on CPU 1's list; each burst is a "ran"
-# event.
+# sched_switch to the next, less the interrupts it traces (on x86 the
+# local timer's and the IPIs' too, from irq_vectors); the kernel's runtime
+# also leaves out the switch itself (measured before the vectors were
+# traced: 22 us a run while a qemu guest shared the CPU). A process on
+# CPU 0 is not on CPU 1's list; each burst is a "ran" event. A run the
+# kernel switched in untraced (6.18: 2-5 a run here) is the task's own by
+# the scheduler's clock, a SCHED_FIFO task's too.
 . "$(dirname "$0")/lib.sh"
 need_root
 [ "$(nproc)" -ge 2 ] || cannot_run "needs 2 CPUs"
