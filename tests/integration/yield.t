@@ -9,12 +9,13 @@
 # Both: at most 0.05 % of the target's time in all, less the host's stalls
 # of a vCPU (below, delay_by); the loader before it yielded: 0.16 % at 100
 # ms; with an access() per intruder and the fdinfo of every map at each
-# poll, 0.074 % on 2026-11-27, now 0.015 %. bpftrace's, at most 2 ms for any
-# one wait, rarely (a TODO of the open issue: the goal is 100 us; see
-# docs/performance.md, "latbpf yields", for where the rest comes from). The
-# longest of each is reported: the hiccup family's is latbpf's run while
-# any of the 8 threads waited for its CPU, which can be longer than one
-# thread's wait. Then, with a CPU hog at normal priority on both CPUs,
+# poll, 0.074 % on 2026-11-27, 0.015 % after, 0.002 % once the interrupts
+# (the local timer's above all) were their own. bpftrace's, at most 2 ms
+# for any one wait, rarely, and at most 100 us (both TODOs of the open
+# issue; see docs/performance.md, "latbpf yields", for where the rest
+# comes from). The longest of each is reported: the hiccup family's is
+# latbpf's run while any of the 8 threads waited for its CPU, which can be
+# longer than one thread's wait. Then, with a CPU hog at normal priority on both CPUs,
 # latbpf (at SCHED_IDLE) still writes every interval record, says which
 # polls came late, and its count of the target's sleeps agrees with the
 # target's own.
@@ -54,7 +55,8 @@ delay_by() {
 		}
 		tracepoint:sched:sched_switch {
 			if (@held[cpu] && @woke[cpu]) {
-				\$d = nsecs - @woke[cpu] - @intr[cpu];
+				\$e = nsecs - @woke[cpu];
+				\$d = \$e > @intr[cpu] ? \$e - @intr[cpu] : 0;
 				\$f = @last[cpu] > @woke[cpu] ? @last[cpu] : @woke[cpu];
 				\$g = nsecs - \$f > @gap[cpu] ? nsecs - \$f : @gap[cpu];
 				if (\$g >= 2000000) {
@@ -69,21 +71,22 @@ delay_by() {
 			delete(@gap[cpu]);
 			@held[cpu] = @lat[args->next_pid];
 		}
-		tracepoint:irq:irq_handler_entry, tracepoint:irq:softirq_entry { @in[cpu] = nsecs; }
-		tracepoint:irq:irq_handler_exit, tracepoint:irq:softirq_exit /@in[cpu]/ {
+		tracepoint:irq:softirq_entry { @sin[cpu] = nsecs; }
+		tracepoint:irq:softirq_exit /@sin[cpu]/ {
 			if (@woke[cpu]) {
-				\$s = @in[cpu] > @woke[cpu] ? @in[cpu] : @woke[cpu];
+				\$s = @sin[cpu] > @woke[cpu] ? @sin[cpu] : @woke[cpu];
 				@intr[cpu] = @intr[cpu] + nsecs - \$s;
 			}
-			delete(@in[cpu]);
+			delete(@sin[cpu]);
 		}
-		tracepoint:irq_vectors:*_entry { @vin[cpu] = nsecs; }
-		tracepoint:irq_vectors:*_exit /@vin[cpu]/ {
-			if (@woke[cpu]) {
-				\$s = @vin[cpu] > @woke[cpu] ? @vin[cpu] : @woke[cpu];
+		tracepoint:irq:irq_handler_entry, tracepoint:irq_vectors:*_entry { @hin[cpu] = nsecs; }
+		tracepoint:irq:irq_handler_exit, tracepoint:irq_vectors:*_exit /@hin[cpu]/ {
+			/* inside a softirq: inside its span, counted at its exit */
+			if (@woke[cpu] && !@sin[cpu]) {
+				\$s = @hin[cpu] > @woke[cpu] ? @hin[cpu] : @woke[cpu];
 				@intr[cpu] = @intr[cpu] + nsecs - \$s;
 			}
-			delete(@vin[cpu]);
+			delete(@hin[cpu]);
 		}
 		tracepoint:sched:sched_wakeup /$cond/ {
 			if (@held[args->target_cpu] && !@woke[args->target_cpu]) {
@@ -93,7 +96,7 @@ delay_by() {
 		}
 		interval:s:$3 { exit(); }
 		BEGIN { $(for t in $(ls /proc/"$1"/task); do echo "@lat[$t] = 1;"; done) }
-		END { clear(@held); clear(@woke); clear(@lat); clear(@in); clear(@vin); clear(@intr); clear(@last); clear(@gap); }" 2>&1 |
+		END { clear(@held); clear(@woke); clear(@lat); clear(@sin); clear(@hin); clear(@intr); clear(@last); clear(@gap); }" 2>&1 |
 		awk '/^@n:/ { n = $2 } /^@sum:/ { s = $2 } /^@max:/ { m = $2 } /^@long:/ { l = $2 }
 		     /^@stalls:/ { st = $2 } /^@stall_ns:/ { sn = $2 }
 		     END { print n + 0, s + 0, m + 0, l + 0, st + 0, sn + 0 }'
@@ -159,6 +162,13 @@ run_case() { # run_case NAME INTERVAL
 	_todo="issue 29: single waits of milliseconds behind latbpf, cause not found"
 	timing check "$name: bpftrace: ... over 2 ms at a time rarely (${long:-?} of $n waits, 1 % or 2 at most; longest $max ns)" \
 		bash -c "[ $(( ${long:-0} * 100 )) -le $n ] || [ ${long:-9} -le 2 ]"
+	# The goal itself: with the interrupts off latbpf's account (the
+	# local timer's 8-16 us a wakeup among them), its longest were 45-142
+	# us at 100 ms and 19-76 us at 1 s in 8 runs on 2026-11-28: a stretch
+	# between yield points (50 us) and the system call that ends it
+	_todo="issue 29: a wait behind latbpf of a stretch and a system call, up to 142 us"
+	timing check "$name: bpftrace: no wait behind latbpf over 100 us (longest $max ns)" \
+		num_le "${max:-0}" 100000
 	_todo=
 	# the hiccup family cannot tell a stopped vCPU from latbpf's run: the
 	# stalls bpftrace found are taken off its figure
