@@ -108,7 +108,7 @@ struct hiccup {
 #define ACC_HIGH 4096
 
 static const char *const kind_name[LAT_HC_NR_KINDS] = {
-	"preempted", "wakeup", "irq", "softirq", "nmi", "ran", "timer"
+	"preempted", "wakeup", "irq", "softirq", "nmi", "ran", "timer", "sysirq"
 };
 /* a threaded interrupt handler is an IRQ intruder, whatever runs it */
 static const char *const who_name[LAT_HC_NR_WHO] = {
@@ -951,7 +951,8 @@ static void pub_lost(struct hiccup *h, struct lat_snap *s, __u32 c, bool watched
 		lost = (double)now->pinned_ns;
 	else
 		lost = (double)(now->stolen_ns[LAT_HC_RAN] + now->stolen_ns[LAT_HC_IRQ] +
-				now->stolen_ns[LAT_HC_SOFTIRQ] + now->stolen_ns[LAT_HC_NMI]);
+				now->stolen_ns[LAT_HC_SOFTIRQ] + now->stolen_ns[LAT_HC_NMI] +
+				now->stolen_ns[LAT_HC_SYSIRQ]);
 	lat_pub_flags(lat_pub_real(s, "lost_pct", 100.0 * lost / of, 3), LAT_F_BRIEF);
 }
 
@@ -996,7 +997,7 @@ static void publish_cpu(struct hiccup *h, struct lat_snap *s, __u32 c, bool iv, 
 		snprintf(key, sizeof(key), "%s_ns", kind_name[k]);
 		lat_pub_dur(s, key, now->stolen_ns[k] - b->stolen_ns[k], now->stolen_ns[k]);
 	}
-	lat_pub_hist(s, "interrupts", "interrupts (irq, softirq, nmi)", &now->intr_hist,
+	lat_pub_hist(s, "interrupts", "interrupts (irq, softirq, nmi, sysirq)", &now->intr_hist,
 		     &b->intr_hist);
 	lat_pub_flags(lat_pub_count(s, "events_lost", now->events_lost - b->events_lost,
 				    now->events_lost), LAT_F_NONZERO | LAT_F_DROP);

@@ -214,9 +214,9 @@ check "many: more intruders ($nin) than a CPU's 64 cache slots" num_le 65 "$nin"
 timing check "many: ... every one of the $NB burners among them ($nin)" num_le $NB "$nin"
 check "many: the target waited ($pre preemptions, $waits ns)" num_le 20 "$pre"
 # interrupts are charged too when they hit the target on CPU (irq_ns,
-# softirq_ns, nmi_ns): under qemu's slow virtio, ten times the waits. An
+# softirq_ns, nmi_ns, sysirq_ns): under qemu's slow virtio, ten times the waits. An
 # interrupt that began before a wait is charged whole: a few us each.
-intr=$(final "$J" "$c1 | .irq_ns + .softirq_ns + .nmi_ns")
+intr=$(final "$J" "$c1 | .irq_ns + .softirq_ns + .nmi_ns + .sysirq_ns")
 check "many: charged $inns ns = waited $waits ns + interrupted on CPU $intr ns (+-1%)" \
 	between "$inns" "$(((waits + intr) * 99 / 100))" "$(((waits + intr) * 101 / 100))"
 timing check "many: the top intruders are the burners ($topb of 20)" num_le 15 "$topb"
@@ -229,7 +229,7 @@ S=$T/small.json
 s_in=$(final "$S" "$c1 | .intruders_ns")
 s_lost=$(final "$S" "$c1 | .intruders_lost // 0")
 s_lostns=$(final "$S" "$c1 | .intruders_lost_ns // 0")
-s_all=$(final "$S" "$c1 | .preempted_ns + .wakeup_ns + .irq_ns + .softirq_ns + .nmi_ns")
+s_all=$(final "$S" "$c1 | .preempted_ns + .wakeup_ns + .irq_ns + .softirq_ns + .nmi_ns + .sysirq_ns")
 s_drop=$(final "$S" '.drops["hiccup.intruders_lost"] // 0')
 diag "many, 8 keys: cpu1 $(final "$S" "$c1 | .intruders") intruders, $s_in ns charged, $s_lost charges lost ($s_lostns ns), waited + interrupted $s_all ns; drops $s_drop"
 check "many, 8 keys: charges lost to the full hash are counted ($s_lost)" num_le 1 "$s_lost"
@@ -245,7 +245,7 @@ check "many: the intervals' intruders_ns add up to the run's ($ivs = $inns)" tes
 # keeping 16 by name: the others are summed, and nothing is lost or counted twice
 K=$T/keep.json
 k_in=$(final "$K" "$c1 | .intruders_ns")
-k_all=$(final "$K" "$c1 | .preempted_ns + .wakeup_ns + .irq_ns + .softirq_ns + .nmi_ns")
+k_all=$(final "$K" "$c1 | .preempted_ns + .wakeup_ns + .irq_ns + .softirq_ns + .nmi_ns + .sysirq_ns")
 k_oth=$(final "$K" "[$c1 | .top[] | select(.kind == \"others\")] | .[0].total_ns // 0")
 k_ivs=$(jq -s "[.[] | select(.interval) | $c1 | .intruders_ns] | add" "$K")
 diag "keep 16: cpu1 $(final "$K" "$c1 | .intruders") intruders, $k_in ns charged ($k_oth as (others)), waited + interrupted $k_all ns"

@@ -47,7 +47,7 @@ diag "CPU 1: fifob $tb ns in $nb runs (schedstat $db, $bursts bursts, $ev events
 # CPU 1 and took off the runs: a kernel without IRQ_TIME_ACCOUNTING counts
 # them in the task's runtime (the 6.1 guest under TCG, where an interrupt
 # is slow: 12 % of the burner's runtime, 23 % of the hog's)
-irqs=$(cpu1 '.irq_ns + .softirq_ns + .nmi_ns')
+irqs=$(cpu1 '.irq_ns + .softirq_ns + .nmi_ns + .sysirq_ns')
 # and above, the time CPU 1's hypervisor took (steal): the kernel's
 # runtime leaves it out (PARAVIRT_TIME_ACCOUNTING), the wall clock keeps it
 st=$((s1 - s0 + $(steal_tick_ns)))
