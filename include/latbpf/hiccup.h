@@ -28,30 +28,6 @@ enum lat_hc_kind {
  * state, on a VM the hypervisor running the vCPU again); 15 characters. */
 #define LAT_HC_IDLE_NAME "(CPU waking up)"
 
-/* Per CPU, the window's state (array hc_state, indexed by CPU), the BPF
- * side's own (bpf/hiccup.bpf.h). */
-struct lat_hc_state {
-	__u64 cur_start;	/* current task got the CPU (kept while waited for) */
-	__u64 wait_since;	/* the waiters went 0 -> 1 */
-	__u64 irq_in_window;	/* interrupt time since cur_start, in the window */
-	__u64 top_ns;		/* largest intruder of the window */
-	__u64 hard_start, soft_start, soft_nested, hard_nested;
-	/* target threads waiting for this CPU: hc_nwait() */
-	__u32 nbegin;		/* waits begun, under its run-queue lock */
-	__u32 nend;		/* ended under its run-queue lock */
-	__u32 nend_remote;	/* ended from elsewhere: atomic */
-	__u32 cur_target;	/* a target thread runs here */
-	__u32 cur_next;		/* 1 + pid of the task the last traced switch
-				 * here brought in; 0: none seen yet */
-	__u32 top_who, top_id;
-	__u32 hard_irq, soft_vec;
-	char top_name[16];	/* the largest intruder's, taken when charged */
-	__u32 vec_inside;	/* PREEMPT_RT: a system interrupt came inside an
-				 * open threaded handler (hc_vec_entry) */
-	__u32 _pad[2];		/* 128 bytes: CPUs' entries share no cache line */
-};
-_Static_assert(sizeof(struct lat_hc_state) % 64 == 0, "one CPU's entry, its own cache lines");
-
 /* Who had the CPU meanwhile. */
 enum lat_hc_who {
 	LAT_HC_TASK,		/* id: pid (0: the CPU was idle: wakeup from idle) */

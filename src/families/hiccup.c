@@ -138,26 +138,9 @@ static int on_event(void *ctx, void *data, size_t len)
 }
 
 /* x86's system interrupts (bpf/hiccup.bpf.h, HC_VECTOR): each a pair of
- * programs on its irq_vectors events, loaded where the kernel has them */
-#define VEC(ev) { #ev, vec_##ev##_entry, vec_##ev##_exit }
-#define VEC_PROGS(ev)									\
-	static struct bpf_program **vec_##ev##_entry(struct sched_bpf *k)		\
-	{ return &k->progs.hiccup_##ev##_entry; }					\
-	static struct bpf_program **vec_##ev##_exit(struct sched_bpf *k)		\
-	{ return &k->progs.hiccup_##ev##_exit; }
-VEC_PROGS(local_timer)
-VEC_PROGS(reschedule)
-VEC_PROGS(call_function)
-VEC_PROGS(call_function_single)
-VEC_PROGS(irq_work)
-
-static const struct {
-	const char *name;
-	struct bpf_program **(*entry)(struct sched_bpf *);
-	struct bpf_program **(*exit)(struct sched_bpf *);
-} vectors[] = {
-	VEC(local_timer), VEC(reschedule), VEC(call_function), VEC(call_function_single),
-	VEC(irq_work),
+ * programs, hiccup_EV_entry and _exit, loaded where the kernel has EV */
+static const char *const vectors[] = {
+	"local_timer", "reschedule", "call_function", "call_function_single", "irq_work",
 };
 
 /* PREEMPT_RT, as the kernel's version string says (scripts/mkcompile_h
@@ -203,10 +186,14 @@ static void hiccup_configure(struct sched_bpf *skel, void *priv, bool btf)
 	/* so have the system interrupts (irq_vectors): elsewhere their time
 	 * is the interrupted task's, as before */
 	for (size_t i = 0; i < sizeof(vectors) / sizeof(vectors[0]); i++) {
-		bool has = h->has_vectors & (1u << i);
+		for (int e = 0; e < 2; e++) {
+			char name[64];
+			struct bpf_program *p;
 
-		bpf_program__set_autoload(*vectors[i].entry(skel), has);
-		bpf_program__set_autoload(*vectors[i].exit(skel), has);
+			snprintf(name, sizeof(name), "hiccup_%s_%s", vectors[i], e ? "exit" : "entry");
+			if ((p = bpf_object__find_program_by_name(skel->obj, name)))
+				bpf_program__set_autoload(p, h->has_vectors & (1u << i));
+		}
 	}
 	skel->rodata->hc_rt = h->rt;
 }
@@ -255,8 +242,8 @@ static int hiccup_open(const struct lat_family_ctx *fc, const void *cfg, void **
 	for (size_t i = 0; i < sizeof(vectors) / sizeof(vectors[0]); i++) {
 		char entry[48], exit_[48];
 
-		snprintf(entry, sizeof(entry), "%s_entry", vectors[i].name);
-		snprintf(exit_, sizeof(exit_), "%s_exit", vectors[i].name);
+		snprintf(entry, sizeof(entry), "%s_entry", vectors[i]);
+		snprintf(exit_, sizeof(exit_), "%s_exit", vectors[i]);
 		if (lat_btf_has_tracepoint(fc->btf, entry) && lat_btf_has_tracepoint(fc->btf, exit_))
 			h->has_vectors |= 1u << i;
 	}
