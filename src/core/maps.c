@@ -53,6 +53,7 @@ static int map_each_batch(int fd, void *buf, int (*fn)(const void *key, void *va
 		goto out;
 	}
 	while (!done) {
+		lat_yield_point();
 		n = (__u32)chunk;
 		if (bpf_map_lookup_batch(fd, first ? NULL : &batch_pos, &batch_pos, keys, vals,
 					 &n, &opts)) {
@@ -210,6 +211,7 @@ __u64 lat_prog_misses(const struct bpf_object *obj)
 		__u32 len = sizeof(info);
 		int fd = bpf_program__fd(p);
 
+		lat_yield_point();
 		memset(&info, 0, sizeof(info));
 		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
 			n += info.recursion_misses;

@@ -17,6 +17,7 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include "core/target.h"
+#include "core/yield.h"
 #include "core/away.h"
 #include "core/clock.h"
 #include "core/escape.h"
@@ -370,6 +371,7 @@ static void collect_pinned(__u32 tid, void *ctx)
 	int cpu;
 
 	(void)ctx;
+	lat_yield_point();
 	pinned.threads++;
 	if (sched_getaffinity((pid_t)tid, sizeof(set), &set) || CPU_COUNT(&set) != 1)
 		return;

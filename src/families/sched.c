@@ -463,6 +463,7 @@ static int sched_poll(void *priv)
 	s->iv.involuntary = s->now.involuntary - s->before.involuntary;
 	s->iv.unseen = s->now.unseen - s->before.unseen;
 	s->loss_before = s->loss_now;
+	lat_yield_point();
 	lat_schedcore_losses(s->sc, &s->loss_now);
 	s->tl_lost_before = s->tl_lost;
 	s->tl_lost = __atomic_load_n(&s->skel->bss->tl_lost, __ATOMIC_RELAXED);

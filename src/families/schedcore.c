@@ -165,10 +165,15 @@ void lat_schedcore_leave(struct lat_schedcore *c)
 	c->skel = NULL;
 }
 
-void lat_schedcore_losses(const struct lat_schedcore *c, struct lat_sc_losses *l)
+void lat_schedcore_losses(struct lat_schedcore *c, struct lat_sc_losses *l)
 {
-	l->lost = __atomic_load_n(&c->skel->bss->st_lost, __ATOMIC_RELAXED);
-	l->missed = lat_prog_misses(c->skel->obj);
+	/* once a poll for every family that asks: a system call a program */
+	if (!c->losses_at || c->losses_at != c->poll_ns) {
+		c->losses.lost = __atomic_load_n(&c->skel->bss->st_lost, __ATOMIC_RELAXED);
+		c->losses.missed = lat_prog_misses(c->skel->obj);
+		c->losses_at = c->poll_ns;
+	}
+	*l = c->losses;
 }
 
 bool lat_schedcore_reporter(const struct lat_schedcore *c, const void *priv)

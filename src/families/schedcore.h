@@ -14,6 +14,12 @@ struct lat_sc_slots;
  * btf says whether the tp_btf programs (true) or the raw_tp twins load. */
 typedef void (*lat_schedcore_cfg)(struct sched_bpf *skel, void *priv, bool btf);
 
+/* What the shared object lost (lat_schedcore_losses below) */
+struct lat_sc_losses {
+	__u64 lost;
+	__u64 missed;	/* runs the kernel skipped: a program already running on the CPU */
+};
+
 /*
  * The BPF object bpf/sched.bpf.c, shared by the families that need the
  * scheduler tracepoints (sched, hiccup), so each tracepoint has one program.
@@ -43,6 +49,8 @@ struct lat_schedcore {
 	int (*time_read)(void *priv, const struct lat_sc_slots *s);
 	void *time_priv;
 	int time_err;
+	struct lat_sc_losses losses;	/* lat_schedcore_losses(), read at */
+	__u64 losses_at;		/* this poll_ns */
 };
 
 int lat_schedcore_join(struct lat_schedcore *c, lat_schedcore_cfg cfg, void *priv);
@@ -56,11 +64,7 @@ void lat_schedcore_leave(struct lat_schedcore *c);
  * when it runs, else hiccup): events of a target that found no per-task
  * record (task storage refused, the raw_tp table full), and program runs the
  * kernel skipped (recursion: bpf_prog_info's recursion_misses). */
-struct lat_sc_losses {
-	__u64 lost;
-	__u64 missed;	/* runs the kernel skipped: a program already running on the CPU */
-};
-void lat_schedcore_losses(const struct lat_schedcore *c, struct lat_sc_losses *l);
+void lat_schedcore_losses(struct lat_schedcore *c, struct lat_sc_losses *l);
 /* the family that reports them: the first that joined (sched when it runs:
  * the registry opens families in its order) */
 bool lat_schedcore_reporter(const struct lat_schedcore *c, const void *priv);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "output/heatset.h"
+#include "core/yield.h"
 #include "core/snap.h"
 #include "output/heatmap.h"
 #include "output/screen.h"
@@ -62,6 +63,7 @@ void lat_heat_set_push(struct lat_heat_set *hs, const struct lat_snap *s)
 		for (int k = 0; k < nh; k++) {
 			struct lat_heat *m;
 
+			lat_yield_point();
 			lat_screen_hist_name(name, sizeof(name), h[k]);
 			m = heat_get(hs, name, true);
 			if (m)

@@ -1150,6 +1150,7 @@ void lat_screen_render(FILE *f, const struct lat_snap *s, const struct lat_prove
 		return;
 	header(&x, p, m, focus);
 	fclose(m);
+	lat_yield_point();
 	/* the lines printed, counted as they are: cut() ends a long one
 	 * early, and counting the NULs after would take a row for each cut
 	 * (at 80 columns 4 rows of 24 went blank, and the hiccup events, the
