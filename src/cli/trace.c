@@ -479,6 +479,7 @@ static int finish(struct trace *t, int err)
 static void cleanup(struct trace *t)
 {
 	lat_away_guard_stop(&t->away);
+	lat_away_leave(&t->away);
 	for (int i = 0; i < t->nsinks; i++)
 		if (t->sinks[i]->ops->stop)
 			t->sinks[i]->ops->stop(t->sinks[i]);

@@ -96,6 +96,8 @@ static int start_policy = -1, start_nice;
  * whether it lifted the poll loop's thread, and how often */
 static int guard_tid;
 static int lifted;
+/* the idle cgroup, when made (set_priority is a callback per thread) */
+static const struct lat_idlecg *idlecg;
 static unsigned long long guard_polls;
 
 /* idle: SCHED_IDLE, or nice 19 where that is refused; else the policy
@@ -109,8 +111,15 @@ static void set_priority(int tid, void *idle)
 			return;
 		if (sched_setscheduler(tid, SCHED_IDLE, &none))
 			setpriority(PRIO_PROCESS, (id_t)tid, 19);
+		/* after the policy: a real-time thread (lifted) may not enter a
+		 * group without real-time runtime (RT_GROUP_SCHED) */
+		if (idlecg)
+			lat_idlecg_move(idlecg, tid, true);
 		return;
 	}
+	/* on cgroup2 the move is the whole process's: not for the guard */
+	if (idlecg && !(idlecg->v2 && guard_tid && tid == guard_tid))
+		lat_idlecg_move(idlecg, tid, false);
 	/* a real-time start keeps its priority: only a CFS policy is ours */
 	if (start_policy == SCHED_OTHER || start_policy == SCHED_BATCH ||
 	    start_policy == SCHED_IDLE)
@@ -138,6 +147,8 @@ const char *lat_away_yield(struct lat_away *a, bool idle)
 		return a->priority;
 	a->want_idle = true;
 	a->yielded = a->priority;
+	if (lat_idlecg_make(&a->cg))
+		idlecg = &a->cg;
 	/* every thread, those started before (the outputs') too; stuck on a
 	 * target's CPU, latbpf keeps its priority (lat_away_update) */
 	a->idle_now = !a->stuck;
@@ -165,6 +176,9 @@ static void lift(int tid)
 	struct sched_param rt = { .sched_priority = 1 };
 	bool normal = false;
 
+	/* out of the idle cgroup first: it has no real-time runtime */
+	if (idlecg)
+		lat_idlecg_move(idlecg, tid, false);
 	if (sched_setscheduler(tid, SCHED_FIFO, &rt))
 		set_priority(tid, &normal);
 }
@@ -218,7 +232,9 @@ int lat_away_guard_start(struct lat_away *a)
 	}
 	a->guard_thr = (unsigned long)th;
 	a->guard_on = true;
-	/* it inherited SCHED_IDLE: back to the start's, once it has a tid */
+	/* it inherited SCHED_IDLE and the idle cgroup: back to the start's,
+	 * once it has a tid (on cgroup2 a thread cannot leave its process's
+	 * cgroup: there the guard stays in it, at its normal policy) */
 	while (!__atomic_load_n(&guard_tid, __ATOMIC_ACQUIRE))
 		sched_yield();
 	set_priority(guard_tid, &normal);
@@ -263,4 +279,10 @@ void lat_away_guard_stop(struct lat_away *a)
 	a->guard_on = false;
 	if (__atomic_exchange_n(&lifted, 0, __ATOMIC_ACQ_REL))
 		set_priority(0, &idle);
+}
+
+void lat_away_leave(struct lat_away *a)
+{
+	idlecg = NULL;
+	lat_idlecg_remove(&a->cg);
 }

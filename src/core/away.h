@@ -6,6 +6,7 @@
 
 #include <sched.h>
 #include <stdbool.h>
+#include "core/idlecg.h"
 #include "core/run.h"
 
 /*
@@ -30,6 +31,7 @@ struct lat_away {
 	int guard_stop;		/* set: the guard ends at its next wake */
 	unsigned long guard_thr;	/* pthread_t */
 	int main_tid;		/* the thread the guard lifts */
+	struct lat_idlecg cg;	/* yielded: its threads' idle cgroup */
 };
 void lat_away_init(struct lat_away *a);
 /* re-reads the target's pinned CPUs and moves latbpf's threads when they
@@ -43,7 +45,9 @@ bool lat_away_update(struct lat_away *a, const struct lat_run *run);
  * And out of its time: latbpf's threads (every one it has, and every one it
  * starts later) at SCHED_IDLE, so a task that wakes on their CPU preempts
  * them at once; where the kernel refuses that, at the lowest CFS weight
- * (nice 19). Called once attached: the attach itself (the verifier's work,
+ * (nice 19). And in an idle cgroup of their own (idlecg.h), for the tasks
+ * of every other group: SCHED_IDLE alone yields to latbpf's own group
+ * only. Called once attached: the attach itself (the verifier's work,
  * a few hundred ms of CPU, once) runs at the priority latbpf was started
  * with, as at SCHED_IDLE a host with every CPU busy let it run so little
  * that it took minutes. idle false leaves them as latbpf was started
@@ -78,5 +82,7 @@ void lat_away_guard_arm(struct lat_away *a, unsigned long long due_ns,
 /* polls the guard lifted, so far */
 unsigned long long lat_away_guard_polls(void);
 void lat_away_guard_stop(struct lat_away *a);
+/* at the end: latbpf's threads back in their cgroup, the idle one removed */
+void lat_away_leave(struct lat_away *a);
 
 #endif

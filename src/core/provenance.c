@@ -217,6 +217,15 @@ void lat_provenance_publish(const struct lat_provenance *p, struct lat_snap *s,
 		lat_pub_bool(s, "shares_target_cpu", p->away->stuck);
 		if (p->away->priority)
 			lat_pub_str(s, "priority", p->away->priority);
+		if (p->away->cg.on && p->away->idle_now) {
+			lat_pub_str(s, "idle_cgroup", p->away->cg.dir);
+		} else {
+			lat_pub_null(s, "idle_cgroup");
+			lat_pub_str(s, "idle_cgroup_off",
+				    !p->away->want_idle ? "not yielded" :
+				    !p->away->cg.on ? p->away->cg.why :
+				    "shares a target's CPU");
+		}
 		lat_pub_end(s);
 	}
 	lat_pub_end(s);

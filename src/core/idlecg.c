@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0
+/* latbpf's idle CPU cgroup (idlecg.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "core/idlecg.h"
+#include "core/proc.h"
+
+#define PREFIX "latbpf-idle."
+
+/* is word one of the comma-separated words of list? */
+static bool has_item(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *s = list; s && *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL)
+		if (!strncmp(s, word, n) && (s[n] == ',' || !s[n]))
+			return true;
+	return false;
+}
+
+/* The mount of the hierarchy that holds the cpu controller: a v1 one
+ * whose options name cpu, else the cgroup2 one; its own root only (in a
+ * cgroup namespace or a bind of a subtree, the top is not latbpf's to
+ * use). */
+static bool cpu_mount(char *mnt, size_t len, bool *v2)
+{
+	char line[4096], root[4096], at[4096], type[64], opts[1024];
+	char two[4096] = "";
+	bool v1 = false;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+
+	if (!f)
+		return false;
+	while (!v1 && fgets(line, sizeof(line), f)) {
+		const char *sep = strstr(line, " - ");
+
+		if (!sep || sscanf(line, "%*s %*s %*s %4095s %4095s", root, at) != 2 ||
+		    sscanf(sep + 3, "%63s %*s %1023s", type, opts) != 2 ||
+		    strcmp(root, "/") || strchr(at, '\\'))
+			continue;
+		if (!strcmp(type, "cgroup") && has_item(opts, "cpu")) {
+			if (snprintf(mnt, len, "%s", at) >= (int)len)
+				break;
+			v1 = true;
+		} else if (!strcmp(type, "cgroup2") && !two[0]) {
+			snprintf(two, sizeof(two), "%s", at);
+		}
+	}
+	fclose(f);
+	*v2 = !v1;
+	if (v1)
+		return true;
+	if (!two[0])
+		return false;
+	return snprintf(mnt, len, "%s", two) < (int)len;
+}
+
+/* latbpf's cgroup in that hierarchy, from /proc/self/cgroup */
+static bool home_of(bool v2, char *path, size_t len)
+{
+	char line[4096];
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *c = strchr(line, ':'), *p = c ? strchr(c + 1, ':') : NULL;
+
+		if (!p)
+			continue;
+		*p = '\0';
+		p[strcspn(p + 1, "\n") + 1] = '\0';
+		if (v2 ? !strcmp(c + 1, "") && line[0] == '0' : has_item(c + 1, "cpu")) {
+			snprintf(path, len, "%s", p + 1);
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static int write_num(const char *dir, const char *file, long n)
+{
+	char path[600], num[32];
+	int fd, len, err = 0;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	len = snprintf(num, sizeof(num), "%ld", n);
+	if (write(fd, num, (size_t)len) != len)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* whether pid is a latbpf that runs now */
+static bool latbpf_alive(long pid)
+{
+	char path[64], comm[32];
+
+	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+	return lat_read_line(path, comm, sizeof(comm)) && !strcmp(comm, "latbpf");
+}
+
+/* cgroups a latbpf that was killed left behind: empty, or rmdir refuses */
+static void sweep(const char *mnt)
+{
+	char path[600];
+	struct dirent *d;
+	DIR *dir = opendir(mnt);
+
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		long pid;
+
+		if (strncmp(d->d_name, PREFIX, strlen(PREFIX)))
+			continue;
+		pid = atol(d->d_name + strlen(PREFIX));
+		if (pid > 0 && pid != getpid() && !latbpf_alive(pid)) {
+			if (snprintf(path, sizeof(path), "%s/%s", mnt, d->d_name) <
+			    (int)sizeof(path))
+				rmdir(path);
+		}
+	}
+	closedir(dir);
+}
+
+bool lat_idlecg_make(struct lat_idlecg *g)
+{
+	char mnt[512], home[512], ctl[600], sub[256];
+	int err;
+
+	memset(g, 0, sizeof(*g));
+	if (!cpu_mount(mnt, sizeof(mnt), &g->v2) || !home_of(g->v2, home, sizeof(home))) {
+		g->why = "no cpu cgroup controller mounted";
+		return false;
+	}
+	if (g->v2) {
+		if (snprintf(ctl, sizeof(ctl), "%s/cgroup.subtree_control", mnt) >=
+			    (int)sizeof(ctl) ||
+		    !lat_read_line(ctl, sub, sizeof(sub)) || !lat_has_word(sub, "cpu")) {
+			g->why = "the cgroup2 root has no cpu controller enabled";
+			return false;
+		}
+	}
+	if (snprintf(g->home, sizeof(g->home), "%s%s", mnt, strcmp(home, "/") ? home : "") >=
+		    (int)sizeof(g->home) ||
+	    snprintf(g->dir, sizeof(g->dir), "%s/" PREFIX "%d", mnt, (int)getpid()) >=
+		    (int)sizeof(g->dir)) {
+		g->why = "cgroup path too long";
+		return false;
+	}
+	sweep(mnt);
+	if (mkdir(g->dir, 0755) && errno != EEXIST) {
+		g->why = errno == EROFS || errno == EACCES || errno == EPERM ?
+				 "the cgroup file system is not writable" : "mkdir failed";
+		return false;
+	}
+	err = write_num(g->dir, "cpu.idle", 1);
+	if (err) {
+		rmdir(g->dir);
+		g->why = err == -ENOENT ? "the kernel has no cpu.idle (5.15)" : "cpu.idle not set";
+		return false;
+	}
+	g->on = true;
+	return true;
+}
+
+int lat_idlecg_move(const struct lat_idlecg *g, int tid, bool idle)
+{
+	if (!g->on)
+		return 0;
+	/* v2: "0" is the writing process, every thread of it */
+	return write_num(idle ? g->dir : g->home, g->v2 ? "cgroup.procs" : "tasks",
+			 g->v2 ? 0 : tid);
+}
+
+static void home_thread(int tid, void *ctx)
+{
+	lat_idlecg_move(ctx, tid, false);
+}
+
+void lat_idlecg_remove(struct lat_idlecg *g)
+{
+	if (!g->on)
+		return;
+	if (g->v2)
+		lat_idlecg_move(g, 0, false);
+	else
+		lat_proc_each_self_thread(home_thread, g);
+	rmdir(g->dir);
+	g->on = false;
+}

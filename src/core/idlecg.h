@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * An idle CPU cgroup for latbpf's own threads (idlecg.c).
+ *
+ * SCHED_IDLE yields only to tasks of latbpf's own task group: the fair
+ * class decides a wakeup's preemption between the two tasks' entities at
+ * the level where they share a parent, and a task's SCHED_IDLE is not its
+ * group's. A target in another cgroup, or in another session's autogroup
+ * (a service, against latbpf started from a shell), woke on latbpf's CPU
+ * and waited for latbpf's slice: up to 4.7 ms, 74 waits over 60 us in 12
+ * s, against 4 and 0.9 ms in one group (2026-11-28, a SCHED_IDLE spinner
+ * and yield.t's target, setsid or not). A cgroup whose cpu.idle is 1 (5.15)
+ * makes the group's own entity idle: made at the top of the cpu
+ * controller's hierarchy, it is below every other group at that level.
+ */
+#ifndef LATBPF_CORE_IDLECG_H
+#define LATBPF_CORE_IDLECG_H
+
+#include <stdbool.h>
+
+struct lat_idlecg {
+	bool on;		/* made, cpu.idle set */
+	bool v2;		/* cgroup2: a whole process moves; v1: a thread */
+	char dir[512];		/* ours: <root>/latbpf-idle.<pid> */
+	char home[512];		/* where latbpf was: its cgroup in that hierarchy */
+	const char *why;	/* off: why, for the priority line */
+};
+
+/* Makes the cgroup (and removes those a killed latbpf left, empty). Moves
+ * nothing. false, with g->why, where there is no cpu controller to use,
+ * it cannot be written, or the kernel has no cpu.idle. */
+bool lat_idlecg_make(struct lat_idlecg *g);
+/* tid (0: the calling thread) into the idle cgroup or back home; on v2
+ * the whole process goes. 0 or -errno. */
+int lat_idlecg_move(const struct lat_idlecg *g, int tid, bool idle);
+/* every thread home, the cgroup removed */
+void lat_idlecg_remove(struct lat_idlecg *g);
+
+#endif
