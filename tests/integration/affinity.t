@@ -45,7 +45,9 @@ stop "$LAT_PID"
 ok $? "latbpf exits 0"
 J=$T/a.json
 check "the record says where latbpf ran, what it kept off, and that it yields" \
-	bash -c "jq -e 'select(.final) | .run.latbpf_cpus == {\"runs_on\": \"0\", \"target_pinned\": \"1\", \"shares_target_cpu\": false, \"priority\": \"idle\"}' '$J' >/dev/null"
+	bash -c "jq -e 'select(.final) | .run.latbpf_cpus | del(.idle_cgroup) == {\"runs_on\": \"0\", \"target_pinned\": \"1\", \"shares_target_cpu\": false, \"priority\": \"idle\"}' '$J' >/dev/null"
+check "... in an idle cgroup of its own, gone at its end ($(final "$J" .run.latbpf_cpus.idle_cgroup))" \
+	bash -c "d=\$(jq -r 'select(.final) | .run.latbpf_cpus.idle_cgroup' '$J'); case \$d in /sys/fs/cgroup/*latbpf-idle.*) [ ! -e \"\$d\" ];; *) false;; esac"
 self1=$(final "$J" '[.hiccup.cpus[] | select(.cpu == 1) | .top[]? | select(.name == "latbpf (self)")] | length')
 check "CPU 1's intruders have no latbpf ($self1)" test "$self1" = 0
 grep -q "pinned to CPU 1, latbpf on 0" "$T/a.out"
@@ -90,6 +92,8 @@ check "it says it shares the target's CPU ($shares)" test "$shares" = true
 # hog's end raced the last poll): stuck there, it keeps its own priority
 prio=$(final "$T/s.json" '.run.latbpf_cpus.priority')
 check "... and runs at the priority it was started with there ($prio)" test "$prio" = normal
+icg=$(final "$T/s.json" '.run.latbpf_cpus.idle_cgroup')
+check "... out of its idle cgroup ($icg: $(final "$T/s.json" '.run.latbpf_cpus.idle_cgroup_off'))" test "$icg" = null
 # The hiccup family times each stretch from switch to switch; the kernel's
 # CPU time (CLOCK_PROCESS_CPUTIME_ID) counts from its run-queue clock, which
 # can lag a switch (the rq clock is not updated after a wakeup preemption:

@@ -165,7 +165,10 @@ stop() {
 # bound, from its start (90 s; 600 under TCG)
 start_work() {
 	local name=$1; shift
-	timeout -s KILL "${WORK_TMO:-$(tcg_bound 90)}" "$LATWORK" --wait "$@" >"$T/$name.work" 2>&1 &
+	# WORK_PREFIX: a command to run it under (setsid: a session, and an
+	# autogroup, of its own)
+	timeout -s KILL "${WORK_TMO:-$(tcg_bound 90)}" ${WORK_PREFIX:-} "$LATWORK" --wait "$@" \
+		>"$T/$name.work" 2>&1 &
 	_pids+=($!)
 	wait_for "$T/$name.work" '^ready' 10 || return 1
 	# the workload's own pid, not timeout's

@@ -34,8 +34,9 @@ SECS=${YIELD_SECS:-20}
 # interrupts among them (theirs, not latbpf's: the hiccup family charges
 # them to themselves too; the local timer's, in which a sleeper's wakeup
 # runs, was 8-16 us of each such stretch); long: those over 2 ms.
-# Stalls: this host is a VM whose vCPUs its host stops now and then (no
-# steal time is reported). A CPU that runs anything, latbpf too, takes the
+# Stalls: this host is a VM whose vCPUs its host stops now and then (its
+# steal clock did not show them: docs/performance.md, "Another group's
+# tasks"). A CPU that runs anything, latbpf too, takes the
 # 1999 Hz profile timer's interrupt every 0.5 ms; a stretch in which that
 # CPU went 2 ms or more without one (from the wakeup on) did not run at all
 # for that long (else a system call of latbpf's would have kept interrupts
@@ -129,14 +130,29 @@ covers() {
 }
 
 run_case() { # run_case NAME INTERVAL
-	local name=$1 iv=$2 lp tids n sum max long stalls stall_ns stot smax target_ns
-	start_work "$name" threads --threads 8 --sleep 200us --sleep-max 2ms --for $((SECS + 20))s
+	local name=$1 iv=$2 lp tids n sum max long stalls stall_ns stot smax target_ns cg
+	# in a session of its own, as a service is: another autogroup than
+	# latbpf's, where SCHED_IDLE alone did not yield (latbpf's threads
+	# are in an idle cgroup for that: src/core/idlecg.h)
+	WORK_PREFIX=setsid start_work "$name" threads --threads 8 --sleep 200us --sleep-max 2ms \
+		--for $((SECS + 20))s
 	kill -USR1 "$WORK_PID"
 	wait_for "$T/$name.work" '^started=8' 10
 	tids=$(ls /proc/"$WORK_PID"/task | grep -vx "$WORK_PID" | paste -sd, -)
 	LAT_TMO=$((SECS + 30)) start_latbpf "$name" --pid "$WORK_PID" --per-thread --per-cpu \
 		--interval "$iv" --duration "${SECS}s" --no-tui --json "$T/$name.json"
 	lp=$(pgrep -P "$LAT_PID" -x latbpf || echo "$LAT_PID")
+	# its idle cgroup, read from the kernel's files while it runs (made
+	# just after the attach; the rest of it: idlecg.t)
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		cg=$(ls -d /sys/fs/cgroup/*/latbpf-idle."$lp" /sys/fs/cgroup/latbpf-idle."$lp" 2>/dev/null | head -1)
+		[ -n "$cg" ] && break
+		sleep 0.2
+	done
+	sleep 0.2
+	diag "$name: latbpf's threads' cgroups: $(cat /proc/"$lp"/task/*/cgroup 2>/dev/null | grep -E '^[0-9]+:([a-z,]*,)?cpu(,[a-z,]*)?:|^0::' | sort | uniq -c | tr -s ' \n' ' ')"
+	check "$name: latbpf's poll thread is in an idle cgroup (${cg:-none}: cpu.idle $(cat "$cg/cpu.idle" 2>/dev/null))" \
+		bash -c "[ -n '$cg' ] && [ \"\$(cat '$cg/cpu.idle')\" = 1 ] && { grep -qx '$lp' '$cg/tasks' 2>/dev/null || grep -qx '$lp' '$cg/cgroup.procs'; }"
 	read -r n sum max long stalls stall_ns < <(delay_by "$lp" "$tids" $((SECS - 2)))
 	stop "$LAT_PID"
 	ok $? "$name: latbpf exits 0"
@@ -152,9 +168,9 @@ run_case() { # run_case NAME INTERVAL
 	# on 2026-11-26 this host gave single waits of 3.7-16 ms now and then,
 	# with the build before the time family too (8.9 ms), bpftrace and the
 	# hiccup family agreeing, and no system call of latbpf's over 0.6 ms:
-	# not found yet. This VM reports no steal time (kvm-clock, /proc/stat's
-	# steal 0), so a vCPU the host stops while latbpf is current looks the
-	# same from inside.
+	# not found yet. This VM's steal clock does not show its stalls, so a
+	# vCPU the host stops while latbpf is current looks the same from
+	# inside.
 	# TAP's TODO: a goal of the open issue, failing where the host gives
 	# such waits (CI's rehearsal on 2026-11-27: 4 of 207 at a 1 s
 	# interval, up to 9.9 ms; none of 1229 at 100 ms); prove reports it
@@ -169,8 +185,13 @@ run_case() { # run_case NAME INTERVAL
 	# points (1dd3686) 30-92 us in 11 runs of 15 at 100 ms; the other four,
 	# 175-1319 us, ended with latbpf preempted in user space; a control
 	# process at SCHED_IDLE with the same 50 us sleeps (no BPF) got 19-68
-	# us in 6 runs (docs/performance.md, "Gaps between yield points")
-	_todo="issue 29: now and then a wait behind latbpf of 0.2-1.3 ms, cause not found"
+	# us in 6 runs (docs/performance.md, "Gaps between yield points").
+	# Found after: a wait that begins in one of latbpf's system calls ends
+	# at its return, as this kernel does not preempt in it (`Dynamic
+	# Preempt: none`): bpf() reads of per-CPU arrays up to 293 us, write()
+	# of the JSON up to 151 us; the rest the host's (docs/performance.md,
+	# "Another group's tasks")
+	_todo="issue 29: a wait that begins in a system call of latbpf's ends at its return (up to 0.3 ms on a kernel without preemption)"
 	timing check "$name: bpftrace: no wait behind latbpf over 100 us (longest $max ns)" \
 		num_le "${max:-0}" 100000
 	_todo=
