@@ -51,6 +51,7 @@ static void set_affinity(int tid, void *set)
 }
 
 static void set_priority(int tid, void *idle);
+static int move_all(struct lat_away *a, bool idle);
 
 bool lat_away_update(struct lat_away *a, const struct lat_run *run)
 {
@@ -74,7 +75,12 @@ bool lat_away_update(struct lat_away *a, const struct lat_run *run)
 	if (a->want_idle && a->stuck == a->idle_now) {
 		bool idle = !a->stuck;
 
+		/* in after the policy, out before it */
+		if (!idle)
+			move_all(a, false);
 		each_thread(set_priority, &idle);
+		if (idle)
+			move_all(a, true);
 		a->idle_now = idle;
 		a->priority = idle ? a->yielded : "normal";
 	}
@@ -96,8 +102,10 @@ static int start_policy = -1, start_nice;
  * whether it lifted the poll loop's thread, and how often */
 static int guard_tid;
 static int lifted;
-/* the idle cgroup, when made (set_priority is a callback per thread) */
+/* the idle cgroup, when made (a->cg), and whether the guard's lift took
+ * the poll thread out of it */
 static const struct lat_idlecg *idlecg;
+static int lifted_out;
 static unsigned long long guard_polls;
 
 /* idle: SCHED_IDLE, or nice 19 where that is refused; else the policy
@@ -111,20 +119,38 @@ static void set_priority(int tid, void *idle)
 			return;
 		if (sched_setscheduler(tid, SCHED_IDLE, &none))
 			setpriority(PRIO_PROCESS, (id_t)tid, 19);
-		/* after the policy: a real-time thread (lifted) may not enter a
-		 * group without real-time runtime (RT_GROUP_SCHED) */
-		if (idlecg)
-			lat_idlecg_move(idlecg, tid, true);
 		return;
 	}
-	/* on cgroup2 the move is the whole process's: not for the guard */
-	if (idlecg && !(idlecg->v2 && guard_tid && tid == guard_tid))
-		lat_idlecg_move(idlecg, tid, false);
 	/* a real-time start keeps its priority: only a CFS policy is ours */
 	if (start_policy == SCHED_OTHER || start_policy == SCHED_BATCH ||
 	    start_policy == SCHED_IDLE)
 		sched_setscheduler(tid, start_policy, &none);
 	setpriority(PRIO_PROCESS, (id_t)tid, start_nice);
+}
+
+/* another thread than the caller (v1: one at a time), not the guard,
+ * which stays where latbpf started */
+static void move_other(int tid, void *idle)
+{
+	if (tid != (int)syscall(SYS_gettid) && !(guard_tid && tid == guard_tid))
+		lat_idlecg_move(idlecg, tid, *(bool *)idle);
+}
+
+/* Every thread of latbpf's but the guard into the idle cgroup (after
+ * they went SCHED_IDLE: a real-time thread may not enter a group without
+ * real-time runtime) or out of it; then their CPUs again, as a move can
+ * reset them (a cpuset that differs). The calling thread's result. */
+static int move_all(struct lat_away *a, bool idle)
+{
+	int err;
+
+	if (!idlecg)
+		return 0;
+	err = lat_idlecg_move(idlecg, 0, idle);
+	if (!idlecg->v2)
+		lat_proc_each_self_thread(move_other, &idle);
+	each_thread(set_affinity, &a->runs_on);
+	return err;
 }
 
 const char *lat_away_yield(struct lat_away *a, bool idle)
@@ -147,12 +173,20 @@ const char *lat_away_yield(struct lat_away *a, bool idle)
 		return a->priority;
 	a->want_idle = true;
 	a->yielded = a->priority;
-	if (lat_idlecg_make(&a->cg))
-		idlecg = &a->cg;
 	/* every thread, those started before (the outputs') too; stuck on a
 	 * target's CPU, latbpf keeps its priority (lat_away_update) */
 	a->idle_now = !a->stuck;
 	each_thread(set_priority, &a->idle_now);
+	/* and, for other groups' tasks, into the idle cgroup (idlecg.h) */
+	if (lat_idlecg_make(&a->cg)) {
+		idlecg = &a->cg;
+		if (a->idle_now && move_all(a, true)) {
+			move_all(a, false);
+			idlecg = NULL;
+			lat_idlecg_remove(&a->cg);
+			a->cg.why = "latbpf could not move into it";
+		}
+	}
 	if (a->stuck)
 		a->priority = "normal";
 	return a->priority;
@@ -170,17 +204,27 @@ void lat_away_unyield(void)
 	setpriority(PRIO_PROCESS, 0, start_nice);
 }
 
-/* the poll loop's thread to SCHED_FIFO 1, or the start's priority */
-static void lift(int tid)
+/* the poll loop's thread to SCHED_FIFO 1, or the start's priority (and
+ * out of the idle cgroup then) */
+static void lift(struct lat_away *a, int tid)
 {
 	struct sched_param rt = { .sched_priority = 1 };
 	bool normal = false;
 
-	/* out of the idle cgroup first: it has no real-time runtime */
-	if (idlecg)
-		lat_idlecg_move(idlecg, tid, false);
-	if (sched_setscheduler(tid, SCHED_FIFO, &rt))
-		set_priority(tid, &normal);
+	/* out of an idle cgroup that has no real-time runtime first (on
+	 * cgroup2 the process goes) */
+	if (idlecg && !idlecg->rt_ok && !lat_idlecg_move(idlecg, tid, false)) {
+		__atomic_store_n(&lifted_out, 1, __ATOMIC_RELEASE);
+		set_affinity(tid, &a->runs_on);
+	}
+	if (!sched_setscheduler(tid, SCHED_FIFO, &rt))
+		return;
+	if (idlecg && !__atomic_load_n(&lifted_out, __ATOMIC_ACQUIRE) &&
+	    !lat_idlecg_move(idlecg, tid, false)) {
+		__atomic_store_n(&lifted_out, 1, __ATOMIC_RELEASE);
+		set_affinity(tid, &a->runs_on);
+	}
+	set_priority(tid, &normal);
 }
 
 static void *guard(void *arg)
@@ -202,7 +246,7 @@ static void *guard(void *arg)
 			continue;
 		/* counted first: the lifted thread may run at once */
 		__atomic_add_fetch(&guard_polls, 1, __ATOMIC_RELAXED);
-		lift(a->main_tid);
+		lift(a, a->main_tid);
 		/* marked after the lift: an arm between the two leaves it
 		 * lifted for one more poll, where marked before, an arm could
 		 * yield first and the lift land after, for good */
@@ -233,11 +277,20 @@ int lat_away_guard_start(struct lat_away *a)
 	a->guard_thr = (unsigned long)th;
 	a->guard_on = true;
 	/* it inherited SCHED_IDLE and the idle cgroup: back to the start's,
-	 * once it has a tid (on cgroup2 a thread cannot leave its process's
-	 * cgroup: there the guard stays in it, at its normal policy) */
+	 * once it has a tid. On cgroup2 a thread cannot leave its process's
+	 * cgroup, where an idle group would not preempt a busy CPU's task
+	 * for it: there it sleeps at SCHED_FIFO 1 instead, where allowed. */
 	while (!__atomic_load_n(&guard_tid, __ATOMIC_ACQUIRE))
 		sched_yield();
 	set_priority(guard_tid, &normal);
+	if (idlecg && !idlecg->v2) {
+		lat_idlecg_move(idlecg, guard_tid, false);
+		set_affinity(guard_tid, &a->runs_on);
+	} else if (idlecg) {
+		struct sched_param rt = { .sched_priority = 1 };
+
+		sched_setscheduler(guard_tid, SCHED_FIFO, &rt);
+	}
 	return 0;
 }
 
@@ -254,8 +307,13 @@ void lat_away_guard_arm(struct lat_away *a, unsigned long long due_ns,
 	timerfd_settime(a->guard_fd, TFD_TIMER_ABSTIME, &its, NULL);
 	/* lifted for this poll: below everything again (stuck on a target's
 	 * CPU: the priority latbpf was started with) */
-	if (__atomic_exchange_n(&lifted, 0, __ATOMIC_ACQ_REL))
+	if (__atomic_exchange_n(&lifted, 0, __ATOMIC_ACQ_REL)) {
 		set_priority(0, &(bool){ a->idle_now });
+		if (__atomic_exchange_n(&lifted_out, 0, __ATOMIC_ACQ_REL) && a->idle_now) {
+			lat_idlecg_move(idlecg, 0, true);
+			set_affinity(0, &a->runs_on);
+		}
+	}
 }
 
 unsigned long long lat_away_guard_polls(void)

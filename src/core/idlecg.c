@@ -77,10 +77,8 @@ static bool home_of(bool v2, char *path, size_t len)
 			continue;
 		*p = '\0';
 		p[strcspn(p + 1, "\n") + 1] = '\0';
-		if (v2 ? !strcmp(c + 1, "") && line[0] == '0' : has_item(c + 1, "cpu")) {
-			snprintf(path, len, "%s", p + 1);
-			found = true;
-		}
+		if (v2 ? !strcmp(c + 1, "") && line[0] == '0' : has_item(c + 1, "cpu"))
+			found = snprintf(path, len, "%s", p + 1) < (int)len;
 	}
 	fclose(f);
 	return found;
@@ -136,14 +134,26 @@ static void sweep(const char *mnt)
 	closedir(dir);
 }
 
+/* the initial cgroup namespace's inode (PROC_CGROUP_INIT_INO) */
+#define INIT_CGROUP_NS 0xEFFFFFFBU
+
 bool lat_idlecg_make(struct lat_idlecg *g)
 {
-	char mnt[512], home[512], ctl[600], sub[256];
+	char *mnt = g->root, home[512], ctl[600], sub[256];
+	struct stat ns;
 	int err;
 
 	memset(g, 0, sizeof(*g));
-	if (!cpu_mount(mnt, sizeof(mnt), &g->v2) || !home_of(g->v2, home, sizeof(home))) {
+	if (!stat("/proc/self/ns/cgroup", &ns) && ns.st_ino != INIT_CGROUP_NS) {
+		g->why = "in a cgroup namespace: its top is not the host's";
+		return false;
+	}
+	if (!cpu_mount(mnt, sizeof(g->root), &g->v2)) {
 		g->why = "no cpu cgroup controller mounted";
+		return false;
+	}
+	if (!home_of(g->v2, home, sizeof(home))) {
+		g->why = "latbpf's own cgroup not found in /proc/self/cgroup";
 		return false;
 	}
 	if (g->v2) {
@@ -170,9 +180,21 @@ bool lat_idlecg_make(struct lat_idlecg *g)
 	err = write_num(g->dir, "cpu.idle", 1);
 	if (err) {
 		rmdir(g->dir);
-		g->why = err == -ENOENT ? "the kernel has no cpu.idle (5.15)" : "cpu.idle not set";
+		g->why = err == -ENOENT ? "the kernel has no cpu.idle (5.15, CONFIG_FAIR_GROUP_SCHED)" :
+					  "cpu.idle not set";
 		return false;
 	}
+	/* the guard's lift (core/away.c) runs the poll thread at SCHED_FIFO 1:
+	 * with real-time group scheduling (v1's cpu.rt_runtime_us) a group
+	 * gets none by default, so it gets 100 ms a second here, or the lift
+	 * moves the thread out first; cgroup2 cannot give it any */
+	snprintf(ctl, sizeof(ctl), "%s/cpu.rt_runtime_us", g->dir);
+	if (g->v2)
+		g->rt_ok = false;
+	else if (access(ctl, F_OK))
+		g->rt_ok = true;
+	else
+		g->rt_ok = !write_num(g->dir, "cpu.rt_runtime_us", 100000);
 	g->on = true;
 	return true;
 }
@@ -186,9 +208,14 @@ int lat_idlecg_move(const struct lat_idlecg *g, int tid, bool idle)
 			 g->v2 ? 0 : tid);
 }
 
+/* home, or the top where home is gone (a cgroup2 scope systemd removed
+ * once latbpf, its only process, left it) */
 static void home_thread(int tid, void *ctx)
 {
-	lat_idlecg_move(ctx, tid, false);
+	const struct lat_idlecg *g = ctx;
+
+	if (lat_idlecg_move(g, tid, false))
+		write_num(g->root, g->v2 ? "cgroup.procs" : "tasks", g->v2 ? 0 : tid);
 }
 
 void lat_idlecg_remove(struct lat_idlecg *g)
@@ -196,7 +223,7 @@ void lat_idlecg_remove(struct lat_idlecg *g)
 	if (!g->on)
 		return;
 	if (g->v2)
-		lat_idlecg_move(g, 0, false);
+		home_thread(0, g);
 	else
 		lat_proc_each_self_thread(home_thread, g);
 	rmdir(g->dir);
