@@ -232,6 +232,25 @@ usage_error() {
 		bash -c "[ $rc = 2 ] && [ \$(wc -l <'$T/usage.err') = 1 ] && grep -qE '$re' '$T/usage.err'"
 }
 
+# cpu_cgroup: "V ROOT", the hierarchy latbpf's idle cgroup goes in
+# (src/core/idlecg.h): v1 where the cpu controller is mounted there, else
+# cgroup2; no output where neither is mounted at its own root
+cpu_cgroup() {
+	awk '{
+		for (i = 1; i <= NF; i++) if ($i == "-") break
+		if ($4 != "/") next
+		if ($(i + 1) == "cgroup" && ("," $(i + 3) ",") ~ /,cpu,/) { v1 = $5 }
+		else if ($(i + 1) == "cgroup2" && two == "") { two = $5 }
+	} END { if (v1 != "") print 1, v1; else if (two != "") print 2, two }' /proc/self/mountinfo
+}
+# idle_cgroup_usable: whether latbpf can make its idle cgroup here (a
+# hierarchy with the cpu controller; on cgroup2 enabled at its root)
+idle_cgroup_usable() {
+	local v r
+	read -r v r < <(cpu_cgroup)
+	[ -n "${r:-}" ] && { [ "$v" = 1 ] || grep -qw cpu "$r/cgroup.subtree_control"; }
+}
+
 # jq over the final record of a --json file
 # (the NDJSON sink's final record is one line that opens with "final":
 # grep finds it before jq parses it, not jq every interval's: 0.6 s a read

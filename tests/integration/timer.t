@@ -79,7 +79,7 @@ agree() {
 	lo=$((CYC_MAX * 90 / 100 - 700000)) hi=$((CYC_MAX * 105 / 100 + 60000))
 	# cyclictest also times its way back to user space after the switch
 	# that ends the wait, and what the CPU does then (interrupts, a vCPU
-	# the hypervisor holds: this VM reports no steal) is the host's: a few
+	# the hypervisor holds, which its steal time does not show) is the host's: a few
 	# us here on a quiet day, 635 us once on a noisy one (5824 us against
 	# timer + wait 5189 us; under TCG far more): below, 10 % + 700 us. The
 	# two maxes may come from two loops (a timer 2.4 ms late in one, the

@@ -130,7 +130,7 @@ covers() {
 }
 
 run_case() { # run_case NAME INTERVAL
-	local name=$1 iv=$2 lp tids n sum max long stalls stall_ns stot smax target_ns cg
+	local name=$1 iv=$2 lp tids n sum max long stalls stall_ns stot smax target_ns cg cgv cgr in
 	# in a session of its own, as a service is: another autogroup than
 	# latbpf's, where SCHED_IDLE alone did not yield (latbpf's threads
 	# are in an idle cgroup for that: src/core/idlecg.h)
@@ -144,15 +144,16 @@ run_case() { # run_case NAME INTERVAL
 	lp=$(pgrep -P "$LAT_PID" -x latbpf || echo "$LAT_PID")
 	# its idle cgroup, read from the kernel's files while it runs (made
 	# just after the attach; the rest of it: idlecg.t)
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		cg=$(ls -d /sys/fs/cgroup/*/latbpf-idle."$lp" /sys/fs/cgroup/latbpf-idle."$lp" 2>/dev/null | head -1)
-		[ -n "$cg" ] && break
-		sleep 0.2
+	read -r cgv cgr < <(cpu_cgroup)
+	cg=$cgr/latbpf-idle.$lp
+	in=no
+	for _ in $(seq 20); do
+		grep -qx "$lp" "$cg/$([ "$cgv" = 1 ] && echo tasks || echo cgroup.procs)" 2>/dev/null &&
+			in=yes && break
+		sleep 0.1
 	done
-	sleep 0.2
-	diag "$name: latbpf's threads' cgroups: $(cat /proc/"$lp"/task/*/cgroup 2>/dev/null | grep -E '^[0-9]+:([a-z,]*,)?cpu(,[a-z,]*)?:|^0::' | sort | uniq -c | tr -s ' \n' ' ')"
-	check "$name: latbpf's poll thread is in an idle cgroup (${cg:-none}: cpu.idle $(cat "$cg/cpu.idle" 2>/dev/null))" \
-		bash -c "[ -n '$cg' ] && [ \"\$(cat '$cg/cpu.idle')\" = 1 ] && { grep -qx '$lp' '$cg/tasks' 2>/dev/null || grep -qx '$lp' '$cg/cgroup.procs'; }"
+	check "$name: latbpf's poll thread is in an idle cgroup ($cg: cpu.idle $(cat "$cg/cpu.idle" 2>/dev/null), $in)" \
+		bash -c "[ \"\$(cat '$cg/cpu.idle')\" = 1 ] && [ $in = yes ]"
 	read -r n sum max long stalls stall_ns < <(delay_by "$lp" "$tids" $((SECS - 2)))
 	stop "$LAT_PID"
 	ok $? "$name: latbpf exits 0"
