@@ -479,7 +479,6 @@ static int finish(struct trace *t, int err)
 static void cleanup(struct trace *t)
 {
 	lat_away_guard_stop(&t->away);
-	lat_away_leave(&t->away);
 	for (int i = 0; i < t->nsinks; i++)
 		if (t->sinks[i]->ops->stop)
 			t->sinks[i]->ops->stop(t->sinks[i]);
@@ -498,6 +497,9 @@ static void cleanup(struct trace *t)
 	lat_opts_free(&t->o);
 	if (t->sfd >= 0)
 		close(t->sfd);
+	/* last: a move out of the idle cgroup waits for an RCU grace period,
+	 * which the programs, detached above, no longer count in */
+	lat_away_leave(&t->away);
 }
 
 /* after the options: everything up to the first interval */

@@ -128,27 +128,20 @@ static void set_priority(int tid, void *idle)
 	setpriority(PRIO_PROCESS, (id_t)tid, start_nice);
 }
 
-/* another thread than the caller (v1: one at a time), not the guard,
- * which stays where latbpf started */
-static void move_other(int tid, void *idle)
-{
-	if (tid != (int)syscall(SYS_gettid) && !(guard_tid && tid == guard_tid))
-		lat_idlecg_move(idlecg, tid, *(bool *)idle);
-}
-
-/* Every thread of latbpf's but the guard into the idle cgroup (after
- * they went SCHED_IDLE: a real-time thread may not enter a group without
- * real-time runtime) or out of it; then their CPUs again, as a move can
- * reset them (a cpuset that differs). The calling thread's result. */
+/* Every thread of latbpf's into the idle cgroup (after they went
+ * SCHED_IDLE: a real-time thread may not enter a group without real-time
+ * runtime) or out of it, the process at once, then on v1 the guard back
+ * out; then their CPUs again, as a move can reset them (a cpuset that
+ * differs). */
 static int move_all(struct lat_away *a, bool idle)
 {
 	int err;
 
 	if (!idlecg)
 		return 0;
-	err = lat_idlecg_move(idlecg, 0, idle);
-	if (!idlecg->v2)
-		lat_proc_each_self_thread(move_other, &idle);
+	err = lat_idlecg_move_process(idlecg, idle);
+	if (idle && !idlecg->v2 && guard_tid)
+		lat_idlecg_move(idlecg, guard_tid, false);
 	each_thread(set_affinity, &a->runs_on);
 	return err;
 }

@@ -208,24 +208,21 @@ int lat_idlecg_move(const struct lat_idlecg *g, int tid, bool idle)
 			 g->v2 ? 0 : tid);
 }
 
-/* home, or the top where home is gone (a cgroup2 scope systemd removed
- * once latbpf, its only process, left it) */
-static void home_thread(int tid, void *ctx)
+int lat_idlecg_move_process(const struct lat_idlecg *g, bool idle)
 {
-	const struct lat_idlecg *g = ctx;
-
-	if (lat_idlecg_move(g, tid, false))
-		write_num(g->root, g->v2 ? "cgroup.procs" : "tasks", g->v2 ? 0 : tid);
+	if (!g->on)
+		return 0;
+	return write_num(idle ? g->dir : g->home, "cgroup.procs", 0);
 }
 
 void lat_idlecg_remove(struct lat_idlecg *g)
 {
 	if (!g->on)
 		return;
-	if (g->v2)
-		home_thread(0, g);
-	else
-		lat_proc_each_self_thread(home_thread, g);
+	/* home, or the top where home is gone (a cgroup2 scope systemd
+	 * removed once latbpf, its only process, left it) */
+	if (lat_idlecg_move_process(g, false))
+		write_num(g->root, "cgroup.procs", 0);
 	rmdir(g->dir);
 	g->on = false;
 }

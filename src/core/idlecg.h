@@ -41,6 +41,9 @@ bool lat_idlecg_make(struct lat_idlecg *g);
  * the whole process goes. A move writes the kernel's cgroup lock (every
  * fork and exit on the host waits for it): a few per run. 0 or -errno. */
 int lat_idlecg_move(const struct lat_idlecg *g, int tid, bool idle);
+/* the whole process at once (one take of that lock, where a thread at a
+ * time takes it once a thread) */
+int lat_idlecg_move_process(const struct lat_idlecg *g, bool idle);
 /* every thread home (where home is gone, the hierarchy's top), the
  * cgroup removed */
 void lat_idlecg_remove(struct lat_idlecg *g);
