@@ -197,26 +197,30 @@ void lat_away_unyield(void)
 	setpriority(PRIO_PROCESS, 0, start_nice);
 }
 
-/* the poll loop's thread to SCHED_FIFO 1, or the start's priority (and
- * out of the idle cgroup then) */
+/* a lift's thread out of the idle cgroup (on cgroup2 the process goes),
+ * back at the next arm */
+static void lift_out(struct lat_away *a, int tid)
+{
+	if (idlecg && !lat_idlecg_move(idlecg, tid, false)) {
+		__atomic_store_n(&lifted_out, 1, __ATOMIC_RELEASE);
+		set_affinity(tid, &a->runs_on);
+	}
+}
+
+/* the poll loop's thread to SCHED_FIFO 1: first out of an idle cgroup
+ * that has no real-time runtime. Where that is refused, the start's
+ * priority, out of the idle cgroup too (in it, it would stay idle). */
 static void lift(struct lat_away *a, int tid)
 {
 	struct sched_param rt = { .sched_priority = 1 };
-	bool normal = false;
+	bool normal = false, out = idlecg && !idlecg->rt_ok;
 
-	/* out of an idle cgroup that has no real-time runtime first (on
-	 * cgroup2 the process goes) */
-	if (idlecg && !idlecg->rt_ok && !lat_idlecg_move(idlecg, tid, false)) {
-		__atomic_store_n(&lifted_out, 1, __ATOMIC_RELEASE);
-		set_affinity(tid, &a->runs_on);
-	}
+	if (out)
+		lift_out(a, tid);
 	if (!sched_setscheduler(tid, SCHED_FIFO, &rt))
 		return;
-	if (idlecg && !__atomic_load_n(&lifted_out, __ATOMIC_ACQUIRE) &&
-	    !lat_idlecg_move(idlecg, tid, false)) {
-		__atomic_store_n(&lifted_out, 1, __ATOMIC_RELEASE);
-		set_affinity(tid, &a->runs_on);
-	}
+	if (!out)
+		lift_out(a, tid);
 	set_priority(tid, &normal);
 }
 

@@ -13,52 +13,13 @@
 
 #define PREFIX "latbpf-idle."
 
-/* is word one of the comma-separated words of list? */
-static bool has_item(const char *list, const char *word)
-{
-	size_t n = strlen(word);
-
-	for (const char *s = list; s && *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL)
-		if (!strncmp(s, word, n) && (s[n] == ',' || !s[n]))
-			return true;
-	return false;
-}
-
-/* The mount of the hierarchy that holds the cpu controller: a v1 one
- * whose options name cpu, else the cgroup2 one; its own root only (in a
- * cgroup namespace or a bind of a subtree, the top is not latbpf's to
- * use). */
+/* The hierarchy that holds the cpu controller: a v1 one whose options
+ * name cpu, else the cgroup2 one; mounted at its own top only (a bind of
+ * a subtree is not the top latbpf needs). */
 static bool cpu_mount(char *mnt, size_t len, bool *v2)
 {
-	char line[4096], root[4096], at[4096], type[64], opts[1024];
-	char two[4096] = "";
-	bool v1 = false;
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-
-	if (!f)
-		return false;
-	while (!v1 && fgets(line, sizeof(line), f)) {
-		const char *sep = strstr(line, " - ");
-
-		if (!sep || sscanf(line, "%*s %*s %*s %4095s %4095s", root, at) != 2 ||
-		    sscanf(sep + 3, "%63s %*s %1023s", type, opts) != 2 ||
-		    strcmp(root, "/") || strchr(at, '\\'))
-			continue;
-		if (!strcmp(type, "cgroup") && has_item(opts, "cpu")) {
-			if (snprintf(mnt, len, "%s", at) >= (int)len)
-				break;
-			v1 = true;
-		} else if (!strcmp(type, "cgroup2") && !two[0]) {
-			snprintf(two, sizeof(two), "%s", at);
-		}
-	}
-	fclose(f);
-	*v2 = !v1;
-	if (v1)
-		return true;
-	if (!two[0])
-		return false;
-	return snprintf(mnt, len, "%s", two) < (int)len;
+	*v2 = !lat_cgroup_mount("cgroup", "cpu", true, mnt, len);
+	return !*v2 || lat_cgroup_mount("cgroup2", NULL, true, mnt, len);
 }
 
 /* latbpf's cgroup in that hierarchy, from /proc/self/cgroup */
@@ -77,7 +38,7 @@ static bool home_of(bool v2, char *path, size_t len)
 			continue;
 		*p = '\0';
 		p[strcspn(p + 1, "\n") + 1] = '\0';
-		if (v2 ? !strcmp(c + 1, "") && line[0] == '0' : has_item(c + 1, "cpu"))
+		if (v2 ? !strcmp(c + 1, "") && line[0] == '0' : lat_has_item(c + 1, "cpu"))
 			found = snprintf(path, len, "%s", p + 1) < (int)len;
 	}
 	fclose(f);

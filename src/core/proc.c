@@ -39,6 +39,39 @@ bool lat_has_word(const char *list, const char *word)
 	return false;
 }
 
+bool lat_has_item(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *s = list; s && *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL)
+		if (!strncmp(s, word, n) && (s[n] == ',' || !s[n]))
+			return true;
+	return false;
+}
+
+bool lat_cgroup_mount(const char *type, const char *controller, bool own_root, char *buf,
+		      size_t len)
+{
+	char line[4096], root[4096], at[4096], fs[64], opts[1024];
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		const char *sep = strstr(line, " - ");
+
+		if (sep && sscanf(line, "%*s %*s %*s %4095s %4095s", root, at) == 2 &&
+		    sscanf(sep + 3, "%63s %*s %1023s", fs, opts) == 2 && !strcmp(fs, type) &&
+		    (!controller || lat_has_item(opts, controller)) &&
+		    (!own_root || !strcmp(root, "/")) &&
+		    !strchr(at, '\\'))	/* octal escapes: not ours */
+			found = snprintf(buf, len, "%s", at) < (int)len;
+	}
+	fclose(f);
+	return found;
+}
+
 /* the value after "key:" (cpuinfo writes "key\t: value"), blanks trimmed */
 static bool field_of(const char *line, const char *key, size_t klen, char *buf, size_t len)
 {

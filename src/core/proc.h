@@ -10,6 +10,14 @@
  * "", when it cannot be read */
 bool lat_read_line(const char *path, char *buf, size_t len);
 bool lat_has_word(const char *list, const char *word);
+/* the same for a comma-separated list ("rw,cpu,cpuacct") */
+bool lat_has_item(const char *list, const char *word);
+/* The mount point of the first cgroup hierarchy in latbpf's mount
+ * namespace of type "cgroup2", or "cgroup" (v1) whose options name
+ * controller; own_root: one mounted at its hierarchy's top only (not a
+ * bind of a subtree). false when there is none. */
+bool lat_cgroup_mount(const char *type, const char *controller, bool own_root, char *buf,
+		      size_t len);
 
 /* The value of the first "key: value" line of a /proc file (status, io,
  * fdinfo; cpuinfo's "key\t: value"; vmstat's "key value"), without the

@@ -20,35 +20,12 @@
 #include <bpf/bpf.h>
 #include "core/escape.h"
 #include "core/maps.h"
+#include "core/proc.h"
 #include "core/run.h"
 #include "core/target.h"
 #include "target.skel.h"
 
 enum { TBITS, PBITS, FBITS };	/* g->bits: by tid, by tgid, by tgid */
-
-/* The first cgroup2 mount in latbpf's mount namespace: /sys/fs/cgroup on
- * unified hosts, /sys/fs/cgroup/unified on hybrid ones. */
-static bool cgroup2_mount(char *buf, size_t len)
-{
-	char line[4096], mnt[4096];
-	FILE *f = fopen("/proc/self/mountinfo", "r");
-	bool found = false;
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		const char *sep = strstr(line, " - ");
-
-		if (sep && !strncmp(sep + 3, "cgroup2 ", 8) &&
-		    sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1 &&
-		    !strchr(mnt, '\\')) {	/* octal escapes: not ours */
-			snprintf(buf, len, "%s", mnt);
-			found = true;
-		}
-	}
-	fclose(f);
-	return found;
-}
 
 /* One --cgroup path: as given, or relative to the cgroup2 root (the form
  * /proc/PID/cgroup shows). 0, or a message and -ENOENT, or -EMEDIUMTYPE
@@ -98,7 +75,8 @@ static int resolve(struct lat_tgt *g, const char *arg, const char *root)
 int lat_scope_init(struct lat_tgt *g, const struct lat_target_spec *o)
 {
 	char root[4096], *list, *save = NULL, *p;
-	bool have_root = cgroup2_mount(root, sizeof(root));
+	/* /sys/fs/cgroup on unified hosts, /sys/fs/cgroup/unified on hybrid ones */
+	bool have_root = lat_cgroup_mount("cgroup2", NULL, false, root, sizeof(root));
 	int err = 0;
 
 	/* --cpus alone: the hiccup family watches those CPUs, no task is a
