@@ -25,12 +25,21 @@ static bool cpu_mount(char *mnt, size_t len, bool *v2)
 /* latbpf's cgroup in that hierarchy, from /proc/self/cgroup */
 static bool home_of(bool v2, char *path, size_t len)
 {
-	char line[4096];
 	FILE *f = fopen("/proc/self/cgroup", "re");
-	bool found = false;
+	bool found;
 
 	if (!f)
 		return false;
+	found = lat_idlecg_home_in(f, v2, path, len);
+	fclose(f);
+	return found;
+}
+
+bool lat_idlecg_home_in(FILE *f, bool v2, char *path, size_t len)
+{
+	char line[4096];
+	bool found = false;
+
 	while (!found && fgets(line, sizeof(line), f)) {
 		char *c = strchr(line, ':'), *p = c ? strchr(c + 1, ':') : NULL;
 
@@ -41,7 +50,6 @@ static bool home_of(bool v2, char *path, size_t len)
 		if (v2 ? !strcmp(c + 1, "") && line[0] == '0' : lat_has_item(c + 1, "cpu"))
 			found = snprintf(path, len, "%s", p + 1) < (int)len;
 	}
-	fclose(f);
 	return found;
 }
 

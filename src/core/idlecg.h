@@ -18,6 +18,7 @@
 #define LATBPF_CORE_IDLECG_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 struct lat_idlecg {
 	bool on;		/* made, cpu.idle set */
@@ -47,5 +48,9 @@ int lat_idlecg_move_process(const struct lat_idlecg *g, bool idle);
 /* every thread home (where home is gone, the hierarchy's top), the
  * cgroup removed */
 void lat_idlecg_remove(struct lat_idlecg *g);
+/* a process's cgroup in the cpu hierarchy (v2: cgroup2's "0::" line; v1:
+ * the line whose controllers name cpu) from its /proc/PID/cgroup open at
+ * f: false when there is none or it does not fit len */
+bool lat_idlecg_home_in(FILE *f, bool v2, char *path, size_t len);
 
 #endif

@@ -52,12 +52,22 @@ bool lat_has_item(const char *list, const char *word)
 bool lat_cgroup_mount(const char *type, const char *controller, bool own_root, char *buf,
 		      size_t len)
 {
-	char line[4096], root[4096], at[4096], fs[64], opts[1024];
 	FILE *f = fopen("/proc/self/mountinfo", "re");
-	bool found = false;
+	bool found;
 
 	if (!f)
 		return false;
+	found = lat_cgroup_mount_in(f, type, controller, own_root, buf, len);
+	fclose(f);
+	return found;
+}
+
+bool lat_cgroup_mount_in(FILE *f, const char *type, const char *controller, bool own_root,
+			 char *buf, size_t len)
+{
+	char line[4096], root[4096], at[4096], fs[64], opts[1024];
+	bool found = false;
+
 	while (!found && fgets(line, sizeof(line), f)) {
 		const char *sep = strstr(line, " - ");
 
@@ -68,7 +78,6 @@ bool lat_cgroup_mount(const char *type, const char *controller, bool own_root, c
 		    !strchr(at, '\\'))	/* octal escapes: not ours */
 			found = snprintf(buf, len, "%s", at) < (int)len;
 	}
-	fclose(f);
 	return found;
 }
 

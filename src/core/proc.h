@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* the first line of a (sysfs, proc) file, without its newline: false, and
  * "", when it cannot be read */
@@ -18,6 +19,9 @@ bool lat_has_item(const char *list, const char *word);
  * bind of a subtree). false when there is none. */
 bool lat_cgroup_mount(const char *type, const char *controller, bool own_root, char *buf,
 		      size_t len);
+/* the same from a mountinfo file open at f (tests/unit/test_cgroup.c) */
+bool lat_cgroup_mount_in(FILE *f, const char *type, const char *controller, bool own_root,
+			 char *buf, size_t len);
 
 /* The value of the first "key: value" line of a /proc file (status, io,
  * fdinfo; cpuinfo's "key\t: value"; vmstat's "key value"), without the
