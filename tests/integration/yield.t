@@ -31,9 +31,9 @@ SECS=${YIELD_SECS:-20}
 # the stretches in which a thread of TIDS (comma-separated) was woken onto a
 # CPU that a thread of latbpf's process PID held, or in which latbpf's
 # thread was given a CPU where such a thread waited already (picked: how
-# often; the scheduler may pick an idle entity that is owed time, EEVDF's
-# lag: 9 times in 6 s here, each run 64-128 us, which a count of wakeups
-# alone did not see), until that thread switched out, less the interrupts and softirqs the CPU ran meanwhile, x86's system
+# often: EEVDF picks by eligibility and deadline, not weight, 9 times in
+# 6 s here, each run 64-128 us, which a count of wakeups alone did not
+# see), until that thread switched out, less the interrupts and softirqs the CPU ran meanwhile, x86's system
 # interrupts among them (theirs, not latbpf's: the hiccup family charges
 # them to themselves too; the local timer's, in which a sleeper's wakeup
 # runs, was 8-16 us of each such stretch); long: those over 2 ms.
@@ -89,9 +89,9 @@ delay_by() {
 				@q[cpu] = @q[cpu] + 1;
 				@qc[args->prev_pid] = cpu + 1;
 			}
-			/* latbpf picked while a target waits on this CPU (the
-			 * scheduler may pick an idle entity that is owed time,
-			 * EEVDF's lag): its run is a wait behind it too */
+			/* latbpf picked while a target waits on this CPU
+			 * (EEVDF: by eligibility and deadline, not weight):
+			 * its run is a wait behind it too */
 			if (@held[cpu] && @q[cpu] > 0) {
 				@woke[cpu] = nsecs;
 				@gap[cpu] = 0;
