@@ -271,7 +271,11 @@ NS=latbpf-hiccup-$$
 ip netns add $NS && ip netns exec $NS sh -c 'ip link set lo up && echo 2 > /sys/class/net/lo/queues/rx-0/rps_cpus'
 ok $? "netns $NS with RPS to CPU 1"
 start_work irq --cpu 1 hog --for 60s
+# the kernel's count of NET_RX softirqs run on CPU 1 (/proc/softirqs)
+netrx_n() { awk '$1 == "NET_RX:" { print $3 }' /proc/softirqs; }
+na=$(netrx_n)
 start_latbpf irq --pid "$WORK_PID" --probes hiccup --no-tui --json "$T/irq.json"
+n0=$(netrx_n)
 # ksoftirqd/1's run time from the kernel's own account (schedstat's first
 # field), the ground truth its charge is held to
 ksd=$(pgrep -x ksoftirqd/1)
@@ -280,7 +284,9 @@ k0=$(ksd_ran)
 kill -USR1 "$WORK_PID"
 timeout 20 ip netns exec $NS "$LATWORK" --cpu 0 tcp --for 2s >"$T/irq.tcp"
 k1=$(ksd_ran)
+n1=$(netrx_n)
 stop "$LAT_PID"
+nb=$(netrx_n)
 kill -TERM "$WORK_PID" 2>/dev/null
 ip netns del $NS
 J=$T/irq.json
@@ -291,8 +297,14 @@ pre=$(final "$J" "$c1 | .preempted_ns + .wakeup_ns")
 tasksum=$(final "$J" "[$c1 | .top[] | select(.kind == \"task\") | .total_ns] | add // 0")
 diag "irq: $(cat "$T/irq.tcp") | cpu1 softirq_ns=$soft NET_RX=$netrx (all softirq intruders $softsum) | task hiccups $pre ns, task intruders $tasksum ns"
 check "irq: NET_RX time charged on the target's core ($netrx ns)" num_le 100000 "$netrx"
-check "irq: NET_RX is the largest softirq intruder" \
-	test "$(final "$J" "[$c1 | .top[] | select(.kind == \"softirq\")][0].name")" = "NET_RX"
+# Every NET_RX run on CPU 1 was the target's (it spins there, running or
+# waiting, the whole time): as many as the kernel counted while latbpf was
+# attached, and no more than it counted around latbpf's whole run (-2: one
+# open at the attach loses its entry). Which softirq is the largest is the
+# host's: a 6.1 guest under TCG ran 72 ms of RCU against 50 ms of NET_RX.
+netrx_c=$(final "$J" "[$c1 | .top[] | select(.kind == \"softirq\" and .name == \"NET_RX\")][0].count // 0")
+check "irq: NET_RX softirqs charged on CPU 1 ($netrx_c) = the kernel's count of them (/proc/softirqs: $((n1 - n0)) while attached, $((nb - na)) around the run)" \
+	between "$netrx_c" $((n1 - n0 - 2)) $((nb - na))
 diag "irq: cpu1 intruders: $(final "$J" "[$c1 | .top[0:8][] | \"\(.kind) \(.name) \(.total_ns)\"] | join(\", \")")"
 check "irq: softirq time while on CPU ($soft ns) within the softirq intruders' total ($softsum ns)" \
 	num_le "$soft" "$softsum"
