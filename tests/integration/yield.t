@@ -33,10 +33,11 @@ SECS=${YIELD_SECS:-20}
 # thread was given a CPU where such a thread waited already (picked: how
 # often: EEVDF picks by eligibility and deadline, not weight, 9 times in
 # 6 s here, each run 64-128 us, which a count of wakeups alone did not
-# see), until that thread switched out, less the interrupts and softirqs the CPU ran meanwhile, x86's system
-# interrupts among them (theirs, not latbpf's: the hiccup family charges
-# them to themselves too; the local timer's, in which a sleeper's wakeup
-# runs, was 8-16 us of each such stretch); long: those over 2 ms.
+# see), until that thread switched out, less the interrupts and softirqs
+# the CPU ran meanwhile, x86's system interrupts among them (theirs, not
+# latbpf's: the hiccup family charges them to themselves too; the local
+# timer's, in which a sleeper's wakeup runs, was 8-16 us of each such
+# stretch); long: those over 2 ms.
 # Stalls: this host is a VM whose vCPUs its host stops now and then (its
 # steal clock did not show them: docs/performance.md, "Another group's
 # tasks"). A CPU that runs anything, latbpf too, takes the
