@@ -133,6 +133,9 @@ static int merge_dev(const void *key, void *value, void *ctx)
 	if (fresh)
 		dev_name(d->k.dev, d->name, sizeof(d->name));
 	memcpy(&d->now, value, sizeof(d->now));
+	lat_hist_count_slots(&d->now.latency);
+	lat_hist_count_slots(&d->now.queue);
+	lat_hist_count_slots(&d->now.size);
 	return 0;
 }
 

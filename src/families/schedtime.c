@@ -70,7 +70,8 @@ static int over_add(const void *key, void *value, void *ctx)
 		t->cap_over = cap;
 	}
 	t->over[t->nover].key = *(const __u32 *)key;
-	memcpy(&t->over[t->nover++].v, value, sizeof(struct lat_time_over));
+	memcpy(&t->over[t->nover].v, value, sizeof(struct lat_time_over));
+	lat_hist_count_slots(&t->over[t->nover++].v.h);
 	return 0;
 }
 

@@ -179,7 +179,7 @@ static const char *tcp_mode(void *priv)
  * current one's is this poll's live part. */
 static int take_remote(const void *key, void *value, void *ctx)
 {
-	const struct lat_tcp_remote *v = value;
+	struct lat_tcp_remote *v = value;
 	const struct lat_hist *h[R_NR] = { &v->rtt, &v->connect };
 	struct lat_tcp_remote_key k = *(const struct lat_tcp_remote_key *)key;
 	struct tcp *t = ctx;
@@ -189,6 +189,8 @@ static int take_remote(const void *key, void *value, void *ctx)
 
 	if (live < 0)
 		return live;
+	lat_hist_count_slots(&v->rtt);
+	lat_hist_count_slots(&v->connect);
 	k.gen = 0;
 	if (!(r = lat_table_get(&t->remotes, &k, &fresh)))
 		return -ENOMEM;

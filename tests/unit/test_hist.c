@@ -240,6 +240,13 @@ int main(void)
 	ok(a.overflow == 1 && a.count == 2 && a.max == 1ULL << 50 &&
 	   lat_hist_percentile(&a, 100) == 1ULL << 50 && lat_hist_percentile(&a, 50) == 5,
 	   "a value above 2^44 ns is counted as overflow; max and p100 exact");
+	/* a shared histogram keeps no count in BPF: its reader's, from the
+	 * slots, equals what a recorder that counts gets */
+	u = a;
+	a.count = 0;
+	lat_hist_count_slots(&a);
+	ok(!memcmp(&a, &u, sizeof(a)), "count from the slots and overflow (%llu) = counted (%llu)",
+	   (unsigned long long)a.count, (unsigned long long)u.count);
 	memset(&a, 0, sizeof(a));
 	ok(lat_hist_percentile(&a, 50) == 0, "empty histogram: percentile 0");
 	return done_testing();
