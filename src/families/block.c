@@ -46,6 +46,7 @@ static int block_open(const struct lat_family_ctx *fc, const void *cfg, void **p
 	bool old_insert = tp_takes_queue(fc->btf, "block_rq_insert");
 	bool old_issue = tp_takes_queue(fc->btf, "block_rq_issue");
 	bool old_merge = tp_takes_queue(fc->btf, "block_rq_merge");
+	__u32 want, slots = 1;
 	int err;
 
 	if (!b)
@@ -63,8 +64,12 @@ static int block_open(const struct lat_family_ctx *fc, const void *cfg, void **p
 		goto fail;
 	bpf_map__set_max_entries(b->skel->maps.blk_stats,
 				 lat_env_entries("LATBPF_BLK_KEYS", LAT_BLK_MAX_KEYS));
-	bpf_map__set_max_entries(b->skel->maps.blk_inflight,
-				 lat_env_entries("LATBPF_BLK_INFLIGHT", LAT_BLK_MAX_INFLIGHT));
+	/* a power of two: a request's slots are found by a mask */
+	want = lat_env_entries("LATBPF_BLK_INFLIGHT", LAT_BLK_MAX_INFLIGHT);
+	while (slots < want)
+		slots <<= 1;
+	b->skel->rodata->inflight_mask = slots - 1;
+	bpf_map__set_max_entries(b->skel->maps.blk_inflight, slots);
 	bpf_program__set_autoload(b->skel->progs.block_insert, !old_insert);
 	bpf_program__set_autoload(b->skel->progs.block_insert_old, old_insert);
 	bpf_program__set_autoload(b->skel->progs.block_issue, !old_issue);
