@@ -142,7 +142,11 @@ delay_by() {
 }
 
 # self_of JSON: "total_ns max_ns" of the intruder latbpf (self), all CPUs
-# (its own fields: a small one need not rank among the top 20 intruders)
+# (its own fields: a small one need not rank among the top 20 intruders).
+# Over the whole run, its last interval and final report included, where
+# bpftrace watches SECS - 2 s from a little after the attach: 1.4-1.7
+# times bpftrace's sum, 1.1-1.2 times with bpftrace kept on to the exit
+# (docs/performance.md, "The two observers' totals")
 self_of() {
 	final "$1" '[.hiccup.cpus[]] |
 		"\(map(.self_ns) | add // 0) \(map(.self_max_ns) | max // 0)"' | tr -d '"'
