@@ -89,8 +89,9 @@ static __always_inline __u32 inflight_home(__u64 rq)
 	return (__u32)(((rq >> 6) * 0x9e3779b97f4a7c15ULL) >> 40);
 }
 
-/* rq's slot, or NULL when it has none */
-static __always_inline struct inflight *inflight_find(__u64 rq)
+/* rq's slot, or NULL when it has none; claim: a free slot, now rq's (a
+ * compare-and-swap), or NULL when its probes are all taken */
+static __always_inline struct inflight *inflight_slot(__u64 rq, bool claim)
 {
 	__u32 home = inflight_home(rq), k, idx;
 	struct inflight *e;
@@ -98,22 +99,10 @@ static __always_inline struct inflight *inflight_find(__u64 rq)
 	for (k = 0; k < INFLIGHT_PROBES; k++) {
 		idx = (home + k) & inflight_mask;
 		e = bpf_map_lookup_elem(&blk_inflight, &idx);
-		if (e && e->rq == rq)
-			return e;
-	}
-	return NULL;
-}
-
-/* A free slot for rq, now its own; NULL when its probes are all taken */
-static __always_inline struct inflight *inflight_claim(__u64 rq)
-{
-	__u32 home = inflight_home(rq), k, idx;
-	struct inflight *e;
-
-	for (k = 0; k < INFLIGHT_PROBES; k++) {
-		idx = (home + k) & inflight_mask;
-		e = bpf_map_lookup_elem(&blk_inflight, &idx);
-		if (e && !e->rq && __sync_val_compare_and_swap(&e->rq, 0, rq) == 0)
+		if (!e)
+			continue;
+		if (claim ? !e->rq && __sync_val_compare_and_swap(&e->rq, 0, rq) == 0 :
+			    e->rq == rq)
 			return e;
 	}
 	return NULL;
@@ -167,7 +156,7 @@ static __always_inline __u32 rq_dev(struct request *rq)
 static __always_inline void follow(struct request *rq, struct inflight *f,
 				   __u64 insert_ts, __u64 issue_ts)
 {
-	if (!f && !(f = inflight_claim(inflight_id(rq)))) {
+	if (!f && !(f = inflight_slot(inflight_id(rq), true))) {
 		__sync_fetch_and_add(&follow_lost, 1);
 		return;
 	}
@@ -192,12 +181,12 @@ static __always_inline void on_insert(struct request *rq)
 		return;
 	/* a slot of rq's already is a leftover (freed at completion and
 	 * merge): this request takes it over */
-	follow(rq, inflight_find(inflight_id(rq)), bpf_ktime_get_ns(), 0);
+	follow(rq, inflight_slot(inflight_id(rq), false), bpf_ktime_get_ns(), 0);
 }
 
 static __always_inline void on_issue(struct request *rq)
 {
-	struct inflight *f = inflight_find(inflight_id(rq));
+	struct inflight *f = inflight_slot(inflight_id(rq), false);
 
 	if (f && f->insert_ts) {
 		if (same_request(rq, f)) {	/* inserted in a target's context */
@@ -248,7 +237,7 @@ int BPF_PROG(block_issue_old, struct request_queue *q, struct request *rq)
  * hands its address to a new request, maybe another process's. */
 static __always_inline void on_merge(struct request *next)
 {
-	struct inflight *f = inflight_find(inflight_id(next));
+	struct inflight *f = inflight_slot(inflight_id(next), false);
 
 	if (f)
 		inflight_free(f);
@@ -278,7 +267,7 @@ int BPF_PROG(block_complete, struct request *rq)
 	void *zero;
 	__u64 now;
 
-	f = inflight_find(inflight_id(rq));
+	f = inflight_slot(inflight_id(rq), false);
 	if (!f)
 		return 0;
 	if (!f->issue_ts)	/* completed without an issue we saw */
