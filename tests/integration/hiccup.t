@@ -273,6 +273,16 @@ ok $? "netns $NS with RPS to CPU 1"
 start_work irq --cpu 1 hog --for 60s
 # the kernel's count of NET_RX softirqs run on CPU 1 (/proc/softirqs)
 netrx_n() { awk '$1 == "NET_RX:" { print $3 }' /proc/softirqs; }
+# and how many of them its tracepoint reported, seen by bpftrace around
+# the whole run: under load 6.18 counts some that softirq_entry never
+# reports (84 of 27,863 with a busy loop on each CPU here, bpftrace and
+# latbpf seeing the same 27,779; 15 of 57,262 in a CI rehearsal)
+command -v bpftrace >/dev/null || cannot_run "bpftrace missing (tools/install-deps.sh)"
+timeout -s INT 120 bpftrace -q -e 'BEGIN { printf("ready\n"); }
+	tracepoint:irq:softirq_entry /cpu == 1 && args->vec == 3/ { @n = count(); }' >"$T/irq.bt" 2>&1 &
+bt=$!
+_pids+=($bt)
+wait_for "$T/irq.bt" '^ready' 30
 na=$(netrx_n)
 start_latbpf irq --pid "$WORK_PID" --probes hiccup --no-tui --json "$T/irq.json"
 n0=$(netrx_n)
@@ -287,8 +297,14 @@ k1=$(ksd_ran)
 n1=$(netrx_n)
 stop "$LAT_PID"
 nb=$(netrx_n)
+kill -INT $bt
+wait $bt
 kill -TERM "$WORK_PID" 2>/dev/null
 ip netns del $NS
+traced=$(awk '/^@n:/ { print $2 }' "$T/irq.bt")
+# the kernel's count less its tracepoint's, around latbpf's run (bpftrace
+# watched a little longer: a lower bound, so the check errs strict)
+gap=$(( nb - na - ${traced:-0} > 0 ? nb - na - ${traced:-0} : 0 ))
 J=$T/irq.json
 netrx=$(final "$J" "[$c1 | .top[] | select(.kind == \"softirq\" and .name == \"NET_RX\")][0].total_ns // 0")
 soft=$(final "$J" "$c1 | .softirq_ns")
@@ -299,12 +315,14 @@ diag "irq: $(cat "$T/irq.tcp") | cpu1 softirq_ns=$soft NET_RX=$netrx (all softir
 check "irq: NET_RX time charged on the target's core ($netrx ns)" num_le 100000 "$netrx"
 # Every NET_RX run on CPU 1 was the target's (it spins there, running or
 # waiting, the whole time): as many as the kernel counted while latbpf was
-# attached, and no more than it counted around latbpf's whole run (-2: one
+# attached, less those its tracepoint did not report (bpftrace's count,
+# above), and no more than it counted around latbpf's whole run (-2: one
 # open at the attach loses its entry). Which softirq is the largest is the
 # host's: a 6.1 guest under TCG ran 72 ms of RCU against 50 ms of NET_RX.
 netrx_c=$(final "$J" "[$c1 | .top[] | select(.kind == \"softirq\" and .name == \"NET_RX\")][0].count // 0")
-check "irq: NET_RX softirqs charged on CPU 1 ($netrx_c) = the kernel's count of them (/proc/softirqs: $((n1 - n0)) while attached, $((nb - na)) around the run)" \
-	between "$netrx_c" $((n1 - n0 - 2)) $((nb - na))
+diag "irq: NET_RX on CPU 1: /proc/softirqs $((nb - na)) around the run, the tracepoint ${traced:-?} (bpftrace)"
+check "irq: NET_RX softirqs charged on CPU 1 ($netrx_c) = the kernel's count of them (/proc/softirqs: $((n1 - n0)) while attached, $((nb - na)) around the run; $gap never traced)" \
+	between "$netrx_c" $((n1 - n0 - gap - 2)) $((nb - na))
 diag "irq: cpu1 intruders: $(final "$J" "[$c1 | .top[0:8][] | \"\(.kind) \(.name) \(.total_ns)\"] | join(\", \")")"
 check "irq: softirq time while on CPU ($soft ns) within the softirq intruders' total ($softsum ns)" \
 	num_le "$soft" "$softsum"
