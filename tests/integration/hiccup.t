@@ -3,6 +3,8 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 [ "$(nproc)" -ge 2 ] || { cannot_run "needs 2 CPUs"; }
+# the interrupt case's ground truth beside /proc/softirqs
+command -v bpftrace >/dev/null || cannot_run "bpftrace missing (tools/install-deps.sh)"
 # the test's own commands (bash, grep, latbpf) run on CPU 0, off the
 # target's CPU 1: each workload pins itself (latwork --cpu)
 taskset -pc 0 $$ >/dev/null || cannot_run "taskset failed"
@@ -268,6 +270,7 @@ check "keep 16: counts each intruder once: $k_n, against $nin by the run around 
 # namespace whose lo steers receive processing (RPS) to CPU 1, so NET_RX
 # softirqs run on the target's core while it is on CPU.
 NS=latbpf-hiccup-$$
+trap 'ip netns del $NS 2>/dev/null; cleanup' EXIT
 ip netns add $NS && ip netns exec $NS sh -c 'ip link set lo up && echo 2 > /sys/class/net/lo/queues/rx-0/rps_cpus'
 ok $? "netns $NS with RPS to CPU 1"
 start_work irq --cpu 1 hog --for 60s
@@ -277,12 +280,12 @@ netrx_n() { awk '$1 == "NET_RX:" { print $3 }' /proc/softirqs; }
 # the whole run: under load 6.18 counts some that softirq_entry never
 # reports (84 of 27,863 with a busy loop on each CPU here, bpftrace and
 # latbpf seeing the same 27,779; 15 of 57,262 in a CI rehearsal)
-command -v bpftrace >/dev/null || cannot_run "bpftrace missing (tools/install-deps.sh)"
-timeout -s INT 120 bpftrace -q -e 'BEGIN { printf("ready\n"); }
+timeout -s INT "$(tcg_bound 120)" bpftrace -q -e 'BEGIN { printf("ready\n"); }
 	tracepoint:irq:softirq_entry /cpu == 1 && args->vec == 3/ { @n = count(); }' >"$T/irq.bt" 2>&1 &
 bt=$!
 _pids+=($bt)
-wait_for "$T/irq.bt" '^ready' 30
+wait_for "$T/irq.bt" '^ready' "$(tcg_bound 30)"
+ok $? "bpftrace counts NET_RX's tracepoint on CPU 1"
 na=$(netrx_n)
 start_latbpf irq --pid "$WORK_PID" --probes hiccup --no-tui --json "$T/irq.json"
 n0=$(netrx_n)
@@ -301,10 +304,14 @@ kill -INT $bt
 wait $bt
 kill -TERM "$WORK_PID" 2>/dev/null
 ip netns del $NS
+trap cleanup EXIT
 traced=$(awk '/^@n:/ { print $2 }' "$T/irq.bt")
+traced=${traced:-0}
 # the kernel's count less its tracepoint's, around latbpf's run (bpftrace
 # watched a little longer: a lower bound, so the check errs strict)
-gap=$(( nb - na - ${traced:-0} > 0 ? nb - na - ${traced:-0} : 0 ))
+gap=$(( nb - na - traced > 0 ? nb - na - traced : 0 ))
+check "irq: the tracepoint reported nearly all of the kernel's count ($traced of $((nb - na)), 1 % off at most)" \
+	between "$traced" $(( (nb - na) * 99 / 100 )) $((nb - na + 10))
 J=$T/irq.json
 netrx=$(final "$J" "[$c1 | .top[] | select(.kind == \"softirq\" and .name == \"NET_RX\")][0].total_ns // 0")
 soft=$(final "$J" "$c1 | .softirq_ns")
