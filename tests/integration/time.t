@@ -348,11 +348,12 @@ diag "dio: $(cat "$T/io.work"); blocked pread64 io $blk ns in $n, device $dev ns
 # each time the thread slept in a read is one episode in pread64: the
 # kernel's count of its voluntary switches in the loop (a read whose I/O
 # completed before the thread slept has none: the guests count 389 to 398
-# sleeps for 400 reads)
+# sleeps for 400 reads, and 274 once in the 6.1 guest under TCG: how many
+# is the host's, so at least a quarter, for the check to mean something)
 slept=$(sed -n 's/^ios=[0-9]* slept=\([0-9]*\)$/\1/p' "$T/io.work")
 d=$(( ${inread:-0} - ${slept:-0} )); d=${d#-}
 check "400 O_DIRECT reads: a pread64 episode ($inread: $why) for each sleep the kernel counted ($slept, ± 2), and 400 device reads ($dn)" \
-	bash -c "[ '${slept:-0}' -ge 300 ] && [ $d -le 2 ] && [ '$dn' = 400 ]"
+	bash -c "[ '${slept:-0}' -ge 100 ] && [ $d -le 2 ] && [ '$dn' = 400 ]"
 check "... most of them blocked for io ($n)" test "${n:-0}" -ge $(( ${slept:-0} * 9 / 10 ))
 # the thread sleeps from a little after the request's issue to a little
 # after its completion: the submit and wakeup paths, a few us each
