@@ -53,7 +53,7 @@ __u64 stats_lost = 0;
 /* entries left by a request freed without completing whose merge we did
  * not see, met again when a new request took its address: not credited */
 __u64 stale = 0;
-/* requests of the target the full blk_inflight had no room for */
+/* requests of the target that found their slots in blk_inflight taken */
 __u64 follow_lost = 0;
 
 /*
@@ -62,7 +62,8 @@ __u64 follow_lost = 0;
  * on, claimed with a compare-and-swap of `rq` and freed with an exchange.
  * Every request of the system completes and is issued through here, and
  * an array's lookup is a few inlined instructions where a hash's was ~29
- * ns, its update and delete each a bucket lock: per I/O 130-150 ns less.
+ * ns, its update and delete each a bucket lock: per I/O (fio, bpf_stats)
+ * 366-397 ns where the hash's build read 469-513 in the same rounds.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
