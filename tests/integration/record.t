@@ -245,7 +245,9 @@ futex_case() { # NAME [ENV...]
 	check "$name: the first thread's wakeups by the second ($byb) = its sleeps ($sleeps) +- 1" \
 		between "$byb" $((sleeps - 1)) $((sleeps + 1))
 	check "$name: ... and by nobody else but the test's signal ($((n - byb)))" num_le "$((n - byb))" 1
-	check "$name: it slept at all ($sleeps, $rounds rounds)" num_le 30 "$sleeps"
+	# how often it sleeps is the scheduler's: a handover that preempts the
+	# waker at its wake needs no sleep of it (138-238 of 300 here, once 13)
+	check "$name: it slept at all ($sleeps, $rounds rounds)" num_le 10 "$sleeps"
 	check "$name: the programs as asked ($mode)" \
 		bash -c "[[ '$mode' == *\"${MODE_WANT}\"* ]]"
 }
