@@ -30,18 +30,11 @@ struct fault_task {
 };
 enum { FT_NONE, FT_IN, FT_STALLED };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct lat_fault_cpu);
-} fault_cpu SEC(".maps");
+LAT_CPU_ARRAY(fault_cpu, struct lat_fault_cpu);
 
 static __always_inline struct lat_fault_cpu *fault_cpu_get(void)
 {
-	__u32 k = 0;
-
-	return bpf_map_lookup_elem(&fault_cpu, &k);
+	return lat_cpu_value(&fault_cpu);
 }
 
 /* on entry: count it; remember where and when, for a possible stall */

@@ -76,47 +76,18 @@ struct hc_task {
 	__u16 cpu;	/* the CPU it waits for (< MAX_CPUS) */
 };
 
-struct hc_state {
-	__u64 cur_start;	/* current task got the CPU (kept while waited for) */
-	__u64 wait_since;	/* the waiters went 0 -> 1 */
-	__u64 irq_in_window;	/* interrupt time since cur_start, in the window */
-	__u64 top_ns;		/* largest intruder of the window */
-	__u64 hard_start, soft_start, soft_nested, hard_nested;
-	/* target threads waiting for this CPU: hc_nwait() */
-	__u32 nbegin;		/* waits begun, under its run-queue lock */
-	__u32 nend;		/* ended under its run-queue lock */
-	__u32 nend_remote;	/* ended from elsewhere: atomic */
-	__u32 cur_target;	/* a target thread runs here */
-	__u32 cur_next;		/* 1 + pid of the task the last traced switch
-				 * here brought in; 0: none seen yet */
-	__u32 top_who, top_id;
-	__u32 hard_irq, soft_vec;
-	char top_name[16];	/* the largest intruder's, taken when charged */
-	__u32 vec_inside;	/* PREEMPT_RT: a system interrupt came inside an
-				 * open threaded handler (hc_vec_entry) */
-	__u32 _pad[2];		/* 128 bytes: CPUs' entries share no cache line */
-};
-_Static_assert(sizeof(struct hc_state) % 64 == 0, "one CPU's entry, its own cache lines");
 
 /* target threads waiting for the CPU of s (unsigned wrap-around) */
-static __always_inline __u32 hc_nwait(const struct hc_state *s)
+static __always_inline __u32 hc_nwait(const struct lat_hc_state *s)
 {
 	return s->nbegin - s->nend - s->nend_remote;
 }
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, MAX_CPUS);
-	__type(key, __u32);
-	__type(value, struct hc_state);
-} hc_state SEC(".maps");
+/* mapped by the loader too: its yield points read the waiters of its CPU
+ * (src/core/yield.h) */
+LAT_CPU_ARRAY(hc_state, struct lat_hc_state);
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, MAX_CPUS);
-	__type(key, __u32);
-	__type(value, struct lat_hc_cpu);
-} hc_cpu SEC(".maps");
+LAT_CPU_ARRAY(hc_cpu, struct lat_hc_cpu);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -126,12 +97,7 @@ struct {
 	__type(value, struct lat_hc_intruder);
 } hc_intruders SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, MAX_CPUS);
-	__type(key, __u32);
-	__type(value, struct lat_hc_cache);
-} hc_cache SEC(".maps");
+LAT_CPU_ARRAY(hc_cache, struct lat_hc_cache);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -164,7 +130,7 @@ static __always_inline struct lat_hc_intruder *hc_entry(__u32 cpu, __u32 who, __
 }
 
 /* name: 16 bytes, or NULL (the loader names the intruder by its kind) */
-static __always_inline void hc_top(struct hc_state *s, __u32 who, __u32 id, __u64 ns,
+static __always_inline void hc_top(struct lat_hc_state *s, __u32 who, __u32 id, __u64 ns,
 				   const char *name)
 {
 	/* with its name: the intruder's cache slot or hash entry may be
@@ -182,7 +148,7 @@ static __always_inline void hc_top(struct hc_state *s, __u32 who, __u32 id, __u6
 
 /* Interrupt intruders (far rarer than switches, and nested in each other):
  * straight into the hash. name: a kernel string, or NULL. */
-static __always_inline void hc_charge_intr(__u32 cpu, struct hc_state *s, __u32 who,
+static __always_inline void hc_charge_intr(__u32 cpu, struct lat_hc_state *s, __u32 who,
 					   __u32 id, __u64 ns, const char *name)
 {
 	struct lat_hc_intruder *v = hc_entry(cpu, who, id);
@@ -243,7 +209,7 @@ struct hc_charge_arg {
  * where inlined at sched_switch's six call sites it was checked in every
  * state that reached each (153,650 instructions processed, 106 ms of the
  * attach). */
-__noinline int hc_charge_slot(struct hc_state *s, struct hc_charge_arg *a)
+__noinline int hc_charge_slot(struct lat_hc_state *s, struct hc_charge_arg *a)
 {
 	struct lat_hc_cache *c;
 	struct lat_hc_slot *sl;
@@ -310,7 +276,7 @@ __noinline int hc_charge_slot(struct hc_state *s, struct hc_charge_arg *a)
 }
 
 /* t: the task, for its name; NULL for none (pid 0: the idle task) */
-static __always_inline void hc_charge(__u32 cpu, struct hc_state *s, __u32 who,
+static __always_inline void hc_charge(__u32 cpu, struct lat_hc_state *s, __u32 who,
 				      __u32 id, __u64 ns, struct task_struct *t)
 {
 	struct hc_charge_arg a = { .ns = ns, .cpu = cpu, .who = who, .id = id };
@@ -324,7 +290,7 @@ static __always_inline void hc_charge(__u32 cpu, struct hc_state *s, __u32 who,
 	hc_charge_slot(s, &a);
 }
 
-static __always_inline void hc_window_open(struct hc_state *s, __u64 now)
+static __always_inline void hc_window_open(struct lat_hc_state *s, __u64 now)
 {
 	s->wait_since = now;
 	s->cur_start = now;
@@ -336,7 +302,7 @@ static __always_inline void hc_window_open(struct hc_state *s, __u64 now)
  * held: the CPU whose run-queue lock the caller holds */
 static __always_inline void hc_wait_end(__u32 cpu, __u32 held)
 {
-	struct hc_state *s = bpf_map_lookup_elem(&hc_state, &cpu);
+	struct lat_hc_state *s = bpf_map_lookup_elem(&hc_state, &cpu);
 
 	if (!s || !hc_nwait(s))
 		return;
@@ -349,7 +315,7 @@ static __always_inline void hc_wait_end(__u32 cpu, __u32 held)
 static __always_inline void hc_wait_begin(struct hc_task *t, __u32 kind, __u32 cpu,
 				       __u64 now)
 {
-	struct hc_state *s;
+	struct lat_hc_state *s;
 
 	if (t->kind)	/* a wait whose end was never traced */
 		hc_wait_end(t->cpu, cpu);
@@ -418,7 +384,7 @@ static __always_inline struct lat_hc_event *hc_event_new(__u32 cpu, __u32 kind, 
  * prev; late: its timer's lateness before the wait */
 static __always_inline void hc_event(__u32 cpu, __u32 kind, __u64 d, __u64 late, __u64 now,
 				     struct task_struct *t, struct task_struct *prev,
-				     struct hc_state *w, __u32 oc)
+				     struct lat_hc_state *w, __u32 oc)
 {
 	struct lat_hc_event *e;
 
@@ -489,7 +455,7 @@ static __always_inline __u64 hc_own_run(struct task_struct *prev, __u64 d)
  * begins inside the interrupt (a timer's wakeup of its sleeper, a
  * completion's of its reader) has the rest of it charged to the
  * interrupt, not to the task it interrupted (hc_intr_part). */
-static __always_inline struct hc_state *hc_intr_state(__u32 *cpu)
+static __always_inline struct lat_hc_state *hc_intr_state(__u32 *cpu)
 {
 	*cpu = bpf_get_smp_processor_id();
 	return bpf_map_lookup_elem(&hc_state, cpu);
@@ -498,7 +464,7 @@ static __always_inline struct hc_state *hc_intr_state(__u32 *cpu)
 /* Of an interrupt of d ns (nested ones off) that began at start and ends
  * now, the part inside the window: from the wakeup on, when the first
  * waiter came while it ran and no target was running here */
-static __always_inline __u64 hc_intr_part(const struct hc_state *s, __u64 start, __u64 now,
+static __always_inline __u64 hc_intr_part(const struct lat_hc_state *s, __u64 start, __u64 now,
 					  __u64 d)
 {
 	if (!s->cur_target && s->wait_since > start && now > s->wait_since &&
@@ -507,7 +473,7 @@ static __always_inline __u64 hc_intr_part(const struct hc_state *s, __u64 start,
 	return d;
 }
 
-static __always_inline void hc_intr_done(__u32 cpu, struct hc_state *s, __u32 kind,
+static __always_inline void hc_intr_done(__u32 cpu, struct lat_hc_state *s, __u32 kind,
 				      __u32 who, __u32 id, __u64 d, const char *name)
 {
 	bool watched = hc_watched(cpu);
@@ -530,7 +496,7 @@ static __always_inline void hc_intr_done(__u32 cpu, struct hc_state *s, __u32 ki
  * target's, and this CPU's state says so until the next switch. Looked
  * at only where no target is said to run: a load of current and of its
  * pid on most CPUs. */
-static __always_inline void hc_heal(struct hc_state *s)
+static __always_inline void hc_heal(struct lat_hc_state *s)
 {
 	struct task_struct *t;
 
@@ -546,7 +512,7 @@ static __always_inline void hc_heal(struct hc_state *s)
  * softirq's nested time), *d the part inside the window; whether it is
  * charged at all (hc_intr_done's own condition, tested first so that a
  * caller reads a handler's name only then) */
-static __always_inline bool hc_hard_end(struct hc_state *s, __u32 cpu, __u64 now, __u64 *d)
+static __always_inline bool hc_hard_end(struct lat_hc_state *s, __u32 cpu, __u64 now, __u64 *d)
 {
 	__u64 t = now - s->hard_start;
 
@@ -560,7 +526,7 @@ static __always_inline bool hc_hard_end(struct hc_state *s, __u32 cpu, __u64 now
 }
 
 /* The same for the open softirq: its time less the hard ones inside */
-static __always_inline bool hc_soft_end(struct hc_state *s, __u32 cpu, __u64 now, __u64 *d)
+static __always_inline bool hc_soft_end(struct lat_hc_state *s, __u32 cpu, __u64 now, __u64 *d)
 {
 	__u64 t = now - s->soft_start;
 
@@ -580,7 +546,7 @@ static __always_inline bool hc_soft_end(struct hc_state *s, __u32 cpu, __u64 now
  * open at a switch elsewhere. A global function: checked once by the
  * verifier, where inlined in sched_switch it added 30-40 ms to the attach.
  */
-__noinline int hc_intr_cut(struct hc_state *s, __u32 cpu, __u64 now)
+__noinline int hc_intr_cut(struct lat_hc_state *s, __u32 cpu, __u64 now)
 {
 	__u64 d;
 
@@ -601,7 +567,7 @@ static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *p
 {
 	__u32 cpu = bpf_get_smp_processor_id(), oc;
 	bool stale, watched = hc_watched(cpu);
-	struct hc_state *s, *w;
+	struct lat_hc_state *s, *w;
 	struct lat_hc_cpu *c;
 	struct hc_task *t;
 	__u64 now, from, d, own;
@@ -751,7 +717,7 @@ SEC("tp_btf/irq_handler_entry")
 int BPF_PROG(hiccup_irq_entry, int irq, struct irqaction *action)
 {
 	__u32 cpu;
-	struct hc_state *s = hc_intr_state(&cpu);
+	struct lat_hc_state *s = hc_intr_state(&cpu);
 
 	if (s) {
 		s->hard_start = bpf_ktime_get_ns();
@@ -765,7 +731,7 @@ SEC("tp_btf/irq_handler_exit")
 int BPF_PROG(hiccup_irq_exit, int irq, struct irqaction *action)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
-	struct hc_state *s = bpf_map_lookup_elem(&hc_state, &cpu);
+	struct lat_hc_state *s = bpf_map_lookup_elem(&hc_state, &cpu);
 	__u64 d;
 
 	if (s && s->hard_start && hc_hard_end(s, cpu, bpf_ktime_get_ns(), &d))
@@ -778,7 +744,7 @@ SEC("tp_btf/softirq_entry")
 int BPF_PROG(hiccup_softirq_entry, unsigned int vec)
 {
 	__u32 cpu;
-	struct hc_state *s = hc_intr_state(&cpu);
+	struct lat_hc_state *s = hc_intr_state(&cpu);
 
 	if (s) {
 		s->soft_start = bpf_ktime_get_ns();
@@ -792,7 +758,7 @@ SEC("tp_btf/softirq_exit")
 int BPF_PROG(hiccup_softirq_exit, unsigned int vec)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
-	struct hc_state *s = bpf_map_lookup_elem(&hc_state, &cpu);
+	struct lat_hc_state *s = bpf_map_lookup_elem(&hc_state, &cpu);
 	__u64 d;
 
 	if (s && s->soft_start && hc_soft_end(s, cpu, bpf_ktime_get_ns(), &d))
@@ -814,7 +780,7 @@ int BPF_PROG(hiccup_softirq_exit, unsigned int vec)
 static __always_inline int hc_vec_entry(int vector)
 {
 	__u32 cpu;
-	struct hc_state *s = hc_intr_state(&cpu);
+	struct lat_hc_state *s = hc_intr_state(&cpu);
 
 	if (!s)
 		return 0;
@@ -833,7 +799,7 @@ static __always_inline int hc_vec_entry(int vector)
 static __always_inline int hc_vec_exit(int vector, const char *name)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
-	struct hc_state *s = bpf_map_lookup_elem(&hc_state, &cpu);
+	struct lat_hc_state *s = bpf_map_lookup_elem(&hc_state, &cpu);
 	__u64 d;
 
 	if (!s)
@@ -865,7 +831,7 @@ SEC("tp_btf/nmi_handler")
 int BPF_PROG(hiccup_nmi, void *handler, s64 delta_ns, int handled)
 {
 	__u32 cpu;
-	struct hc_state *s = hc_intr_state(&cpu);
+	struct lat_hc_state *s = hc_intr_state(&cpu);
 
 	if (!s || delta_ns <= 0)
 		return 0;

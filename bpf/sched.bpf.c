@@ -27,6 +27,7 @@
 #include "latbpf/sched.h"
 #include "latbpf/hist.h"
 #include "target.bpf.h"
+#include "cpu.bpf.h"
 #include "compat.bpf.h"
 #include "clock.bpf.h"
 #include "hiccup.bpf.h"
@@ -93,12 +94,7 @@ struct {
 	__type(value, struct task_st);
 } task_st_hash SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct lat_sched_cpu);
-} sched_cpu SEC(".maps");
+LAT_CPU_ARRAY(sched_cpu, struct lat_sched_cpu);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -239,9 +235,7 @@ thread_get(struct task_struct *t, __u32 tid, __u32 tgid,
 
 static __always_inline struct lat_sched_cpu *cpu_get(void)
 {
-	__u32 key = 0;
-
-	return bpf_map_lookup_elem(&sched_cpu, &key);
+	return lat_cpu_value(&sched_cpu);
 }
 
 static __always_inline void record(struct task_struct *t, __u32 tid, __u32 tgid,

@@ -17,6 +17,7 @@
 #include <bpf/bpf_core_read.h>
 #include "latbpf/tcp.h"
 #include "target.bpf.h"
+#include "cpu.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -35,12 +36,7 @@ struct {
 	__type(value, struct sk_mark);
 } tcp_marks SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct lat_tcp_cpu);
-} tcp_cpu SEC(".maps");
+LAT_CPU_ARRAY(tcp_cpu, struct lat_tcp_cpu);
 
 const volatile bool per_remote = false;
 
@@ -107,9 +103,7 @@ static __always_inline struct lat_tcp_remote *remote_get(const struct sock *sk,
 
 static __always_inline struct lat_tcp_cpu *cpu_get(void)
 {
-	__u32 k = 0;
-
-	return bpf_map_lookup_elem(&tcp_cpu, &k);
+	return lat_cpu_value(&tcp_cpu);
 }
 
 /* The socket's mark: created when the target uses it in process context. */

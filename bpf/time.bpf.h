@@ -84,12 +84,7 @@ struct {
 	__type(value, struct lat_time_cpu);
 } time_cpu SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct lat_time_fixed);
-} time_fixed SEC(".maps");
+LAT_CPU_ARRAY(time_fixed, struct lat_time_fixed);
 
 /* the sleeping and blocked keys' slots: the loader sets max_entries to
  * time_nslots - LAT_TIME_FIRST_DYN */
@@ -221,9 +216,7 @@ static __always_inline __u32 time_slot_of(__u32 key)
 
 static __always_inline struct lat_time_fixed *time_fixed_get(void)
 {
-	__u32 k = 0;
-
-	return bpf_map_lookup_elem(&time_fixed, &k);
+	return lat_cpu_value(&time_fixed);
 }
 
 /* d ns of key credited (hist: and an episode of sample ns) past the slots */

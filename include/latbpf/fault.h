@@ -5,7 +5,7 @@
 
 #include "latbpf/hist.h"
 
-/* Per CPU (per-CPU array, key 0): the CPU the fault or stall ended on. */
+/* Per CPU (LAT_CPU_ARRAY, bpf/cpu.bpf.h): the CPU the fault or stall ended on. */
 struct lat_fault_cpu {
 	__u64 faults;		/* exceptions:page_fault_user of targets */
 	__u64 read, write, instr;	/* by error code */

@@ -48,7 +48,38 @@ enum lat_hc_who {
 	LAT_HC_NR_WHO,
 };
 
-/* Per CPU (array indexed by CPU): written only on that CPU, or under its
+/* Per CPU (LAT_CPU_ARRAY, bpf/cpu.bpf.h): the state of the CPU's current
+ * task and of the target threads waiting for it (bpf/hiccup.bpf.h) */
+struct lat_hc_state {
+	__u64 cur_start;	/* current task got the CPU (kept while waited for) */
+	__u64 wait_since;	/* the waiters went 0 -> 1 */
+	__u64 irq_in_window;	/* interrupt time since cur_start, in the window */
+	__u64 top_ns;		/* largest intruder of the window */
+	__u64 hard_start, soft_start, soft_nested, hard_nested;
+	/* target threads waiting for this CPU: lat_hc_nwait() */
+	__u32 nbegin;		/* waits begun, under its run-queue lock */
+	__u32 nend;		/* ended under its run-queue lock */
+	__u32 nend_remote;	/* ended from elsewhere: atomic */
+	__u32 cur_target;	/* a target thread runs here */
+	__u32 cur_next;		/* 1 + pid of the task the last traced switch
+				 * here brought in; 0: none seen yet */
+	__u32 top_who, top_id;
+	__u32 hard_irq, soft_vec;
+	char top_name[16];	/* the largest intruder's, taken when charged */
+	__u32 vec_inside;	/* PREEMPT_RT: a system interrupt came inside an
+				 * open threaded handler (hc_vec_entry) */
+	__u32 _pad[2];		/* 128 bytes: CPUs' entries share no cache line */
+};
+_Static_assert(sizeof(struct lat_hc_state) % 64 == 0, "one CPU's entry, its own cache lines");
+
+/* target threads waiting for the CPU of s (unsigned wrap-around); the
+ * loader reads it through a mapping, racing BPF: a moment's value */
+static inline __u32 lat_hc_nwait(const volatile struct lat_hc_state *s)
+{
+	return s->nbegin - s->nend - s->nend_remote;
+}
+
+/* Per CPU (LAT_CPU_ARRAY, bpf/cpu.bpf.h): written only on that CPU, or under its
  * run-queue lock, so plain increments suffice. Sized in whole cache lines,
  * as are the other per-CPU arrays, so that CPUs never write one line. */
 struct lat_hc_cpu {

@@ -14,7 +14,7 @@ enum lat_sched_hist {
 	LAT_SCHED_NR_HIST,
 };
 
-/* One per CPU (per-CPU array, key 0): the CPU an event was recorded on. */
+/* One per CPU (LAT_CPU_ARRAY, bpf/cpu.bpf.h): the CPU an event was recorded on. */
 struct lat_sched_cpu {
 	__u64 voluntary;	/* switched out while not runnable */
 	__u64 involuntary;	/* switched out while still runnable */

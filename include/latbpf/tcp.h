@@ -5,7 +5,7 @@
 
 #include "latbpf/hist.h"
 
-/* Per CPU (per-CPU array, key 0). */
+/* Per CPU (LAT_CPU_ARRAY, bpf/cpu.bpf.h). */
 struct lat_tcp_cpu {
 	__u64 retransmits;	/* tcp:tcp_retransmit_skb that went out (TcpRetransSegs) */
 	__u64 retransmit_failed;	/* ... that failed to go out (err != 0) */

@@ -82,7 +82,7 @@ struct lat_time_slot {
 _Static_assert(sizeof(struct lat_time_slot) == 8 + sizeof(struct lat_hist),
 	       "lat_time_slot layout is shared with BPF");
 
-/* Per CPU (per-CPU array, key 0): running's time, the sched family's
+/* Per CPU (LAT_CPU_ARRAY, bpf/cpu.bpf.h): running's time, the sched family's
  * switch counts when the time family carries the episodes (struct
  * lat_sched_cpu's, counted here to spare sched_switch a lookup), and the
  * runnable causes' slots (enum lat_time_runnable) */

@@ -12,6 +12,7 @@
 #include "core/hist.h"
 #include "core/run.h"
 #include "core/snap.h"
+#include "core/cpumap.h"
 #include "families/family.h"
 #include "families/schedcore.h"
 #include "latbpf/fault.h"
@@ -21,6 +22,7 @@ struct fault {
 	const struct lat_run *run;
 	struct lat_schedcore *sc;	/* the shared scheduler object */
 	struct sched_bpf *skel;
+	struct lat_cpu_array cpus;	/* fault_cpu, mapped */
 	bool has_tp, has_filemap;
 	struct lat_fault_cpu *percpu;
 	struct lat_fault_cpu now, before;
@@ -34,6 +36,7 @@ static void fault_configure(struct sched_bpf *skel, void *priv, bool btf)
 	if (!btf || !f->has_tp)
 		return;	/* stays off: attach says why */
 	skel->rodata->en_fault = true;
+	lat_cpu_array_size(skel->maps.fault_cpu, f->run->ncpus);
 	bpf_program__set_autoload(skel->progs.fault_user, true);
 	bpf_program__set_autoload(skel->progs.fault_filemap, f->has_filemap);
 }
@@ -79,6 +82,7 @@ static int fault_load(void *priv)
 		return -ENOTSUP;
 	}
 	f->skel = f->sc->skel;
+	lat_cpu_array_init(&f->cpus, f->skel->maps.fault_cpu, f->run->ncpus);
 	return 0;
 }
 
@@ -99,11 +103,10 @@ static const char *fault_mode(void *priv)
 static int fault_poll(void *priv)
 {
 	struct fault *f = priv;
-	__u32 key = 0;
-	int c;
+	int c, err;
 
-	if (bpf_map_lookup_elem(bpf_map__fd(f->skel->maps.fault_cpu), &key, f->percpu))
-		return -errno;
+	if ((err = lat_cpu_array_read(&f->cpus, f->percpu, sizeof(*f->percpu))))
+		return err;
 	f->before = f->now;
 	memset(&f->now, 0, sizeof(f->now));
 	for (c = 0; c < f->run->ncpus; c++) {
@@ -156,6 +159,7 @@ static void fault_destroy(void *priv)
 
 	if (!f)
 		return;
+	lat_cpu_array_free(&f->cpus);
 	lat_schedcore_leave(f->sc);
 	free(f->percpu);
 	free(f);

@@ -12,6 +12,7 @@
 #include "families/hiccup.h"
 #include "core/btf.h"
 #include "core/clock.h"
+#include "core/cpumap.h"
 #include "core/distinct.h"
 #include "core/hist.h"
 #include "core/maps.h"
@@ -82,6 +83,8 @@ struct hiccup {
 	__u64 *pinned_time;
 	__u64 t0, t_last;
 	struct lat_hc_cache *seq, *cache;	/* per CPU: reads before and after, the cache */
+	struct lat_cpu_array cpu_map, cache_map, state_map;	/* hc_cpu, hc_cache,
+								 * hc_state: mapped */
 	bool has_nmi;
 	unsigned has_vectors;	/* bit i: vectors[i]'s events are there */
 	bool rt;		/* PREEMPT_RT */
@@ -168,11 +171,11 @@ static void hiccup_configure(struct sched_bpf *skel, void *priv, bool btf)
 		skel->rodata->en_watch = true;
 		skel->rodata->watch_cpus[c / 64] |= 1ULL << (c % 64);
 	}
-	bpf_map__set_max_entries(skel->maps.hc_state, n);
-	bpf_map__set_max_entries(skel->maps.hc_cpu, n);
+	lat_cpu_array_size(skel->maps.hc_state, n);
+	lat_cpu_array_size(skel->maps.hc_cpu, n);
 	bpf_map__set_max_entries(skel->maps.hc_intruders,
 				 lat_env_entries("LATBPF_HC_INTRUDERS", LAT_HC_MAX_INTRUDERS));
-	bpf_map__set_max_entries(skel->maps.hc_cache, n);
+	lat_cpu_array_size(skel->maps.hc_cache, n);
 	/* bytes; libbpf rounds it up to a power of two of pages */
 	bpf_map__set_max_entries(skel->maps.hc_events,
 				 lat_env_entries("LATBPF_HC_RING", 256 * 1024));
@@ -265,6 +268,9 @@ static int hiccup_load(void *priv)
 		return -ENOTSUP;
 	}
 	h->skel = h->sc->skel;
+	lat_cpu_array_init(&h->cpu_map, h->skel->maps.hc_cpu, h->run->ncpus);
+	lat_cpu_array_init(&h->cache_map, h->skel->maps.hc_cache, h->run->ncpus);
+	lat_cpu_array_init(&h->state_map, h->skel->maps.hc_state, h->run->ncpus);
 	h->rb = ring_buffer__new(bpf_map__fd(h->skel->maps.hc_events), on_event, h, NULL);
 	if (!h->rb) {
 		err = -errno;
@@ -385,15 +391,6 @@ int lat_hc_merge_caches(struct lat_hc_intruder_list *l, const struct lat_hc_cach
 	return 0;
 }
 
-static int read_caches(int fd, struct lat_hc_cache *c, int ncpus)
-{
-	__u32 i;
-
-	for (i = 0; i < (__u32)ncpus; i++)
-		if (bpf_map_lookup_elem(fd, &i, &c[i]))
-			return -errno;
-	return 0;
-}
 
 /* a's and b's entries, both sorted by key, into one sorted list (b's
  * name wins: b is the newer); a and b are freed */
@@ -597,7 +594,7 @@ static int drain(struct hiccup *h, struct lat_hc_intruder_list *l)
  * copy itself takes time). */
 static int poll_intruders(struct hiccup *h)
 {
-	int cfd = bpf_map__fd(h->skel->maps.hc_cache), n = h->run->ncpus, err = 0, tries;
+	int n = h->run->ncpus, err = 0, tries;
 	struct lat_hc_intruder_list l = { 0 };
 	struct lat_hc_intruder v;
 	bool same = false;
@@ -608,11 +605,11 @@ static int poll_intruders(struct hiccup *h)
 	for (tries = 0; tries < max_tries; tries++) {
 		same = true;
 		l.n = 0;
-		if ((err = read_caches(cfd, h->seq, n)) ||
+		if ((err = lat_cpu_array_read(&h->cache_map, h->seq, sizeof(*h->seq))) ||
 		    (err = lat_map_each(bpf_map__fd(h->skel->maps.hc_intruders),
 					sizeof(struct lat_hc_intruder_key), &v, add_intruder, &l)) ||
-		    (err = read_caches(cfd, h->cache, n)) ||
-		    (err = read_caches(cfd, h->seq + n, n)))
+		    (err = lat_cpu_array_read(&h->cache_map, h->cache, sizeof(*h->cache))) ||
+		    (err = lat_cpu_array_read(&h->cache_map, h->seq + n, sizeof(*h->seq))))
 			break;
 		for (i = 0; i < (__u32)n; i++)
 			same &= h->seq[i].seq == h->seq[n + i].seq && !(h->seq[i].seq & 1);
@@ -678,10 +675,9 @@ static int poll_intruders(struct hiccup *h)
 static int hiccup_poll(void *priv)
 {
 	struct hiccup *h = priv;
-	int fd = bpf_map__fd(h->skel->maps.hc_cpu), err;
 	struct lat_hc_cpu *tmp;
 	__u64 tp;
-	__u32 c;
+	int err;
 
 	h->iv_first = h->nevents;
 	h->arrived_iv = h->arrived;
@@ -695,11 +691,9 @@ static int hiccup_poll(void *priv)
 	tmp = h->before;
 	h->before = h->now;
 	h->now = tmp;
-	for (c = 0; c < (__u32)h->run->ncpus; c++) {
-		lat_yield_point();
-		if (bpf_map_lookup_elem(fd, &c, &h->now[c]))
-			return -errno;
-	}
+	lat_yield_point();
+	if ((err = lat_cpu_array_read(&h->cpu_map, h->now, sizeof(*h->now))))
+		return err;
 	tp = h->t_last ? h->t_last : h->t0;
 	h->t_last = lat_now_ns();
 	find_pinned(h, h->t_last - tp);
@@ -1095,6 +1089,9 @@ static void hiccup_destroy(void *priv)
 	if (!h)
 		return;
 	ring_buffer__free(h->rb);
+	lat_cpu_array_free(&h->state_map);
+	lat_cpu_array_free(&h->cpu_map);
+	lat_cpu_array_free(&h->cache_map);
 	lat_schedcore_leave(h->sc);
 	free(h->now);
 	free(h->before);

@@ -6,6 +6,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "core/btf.h"
+#include "core/cpumap.h"
 #include "core/hist.h"
 #include "core/kallsyms.h"
 #include "core/maps.h"
@@ -68,6 +69,7 @@ struct thread_set {
 
 struct sched {
 	struct sched_bpf *skel;
+	struct lat_cpu_array cpus;	/* sched_cpu, mapped */
 	const struct lat_run *run;
 	struct lat_schedcore *sc;	/* the shared scheduler object */
 	struct sched_cfg cfg;
@@ -97,6 +99,7 @@ static void sched_configure(struct sched_bpf *skel, void *priv, bool btf)
 
 	skel->rodata->en_sched = true;
 	skel->rodata->per_thread = s->cfg.per_thread;
+	lat_cpu_array_size(skel->maps.sched_cpu, s->run->ncpus);
 	/* --per-thread: the table preallocated (16 MiB). Allocated as used,
 	 * a thread's entry came from the kernel's per-CPU cache of 16 KB
 	 * objects, which holds one to three and is refilled later
@@ -173,6 +176,8 @@ static int sched_load(void *priv)
 
 	s->skel = s->sc->skel;
 	s->btf = s->sc->btf;
+	if (s->skel)
+		lat_cpu_array_init(&s->cpus, s->skel->maps.sched_cpu, s->run->ncpus);
 	return err;
 }
 
@@ -437,16 +442,14 @@ static int sched_poll(void *priv)
 {
 	struct sched *s = priv;
 	struct lat_sched_cpu *c = s->cpu_before;
-	__u32 key = 0;
 	int i, err;
 
 	s->cpu_before = s->cpu_now;
 	s->cpu_now = c;
-	/* every CPU's histograms in one copy (tens of KiB a CPU), then a
+	/* every CPU's histograms (tens of KiB a CPU) from the mapping, then a
 	 * yield point before the merge and before each CPU's (core/yield.h) */
-	err = bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.sched_cpu), &key, s->cpu_now);
-	if (err)
-		return -errno;
+	if ((err = lat_cpu_array_read(&s->cpus, s->cpu_now, sizeof(*s->cpu_now))))
+		return err;
 	lat_yield_point();
 	s->before = s->now;
 	memset(&s->now, 0, sizeof(s->now));
@@ -614,6 +617,7 @@ static void sched_destroy(void *priv)
 
 	if (!s)
 		return;
+	lat_cpu_array_free(&s->cpus);
 	lat_schedcore_leave(s->sc);
 	free(s->cpu_now);
 	free(s->cpu_before);

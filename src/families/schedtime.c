@@ -88,6 +88,7 @@ static int slots_alloc(struct lat_schedcore *c, struct lat_sc_slots **out)
 	t->cpu_runnable = calloc((size_t)n, sizeof(*t->cpu_runnable));
 	t->buf = calloc((size_t)n, sizeof(*t->buf));
 	t->fixed = calloc((size_t)n, sizeof(*t->fixed));
+	lat_cpu_array_init(&t->fixed_map, c->skel->maps.time_fixed, n);
 	if (!t->slot || !t->cpu_runnable || !t->buf || !t->fixed ||
 	    t->nslots > LAT_TIME_MAX_SLOTS || t->nslots < LAT_TIME_FIRST_DYN) {
 		free(t->slot);
@@ -108,12 +109,12 @@ static int read_slots(struct lat_schedcore *c, struct lat_sc_slots *t)
 {
 	int hfd = bpf_map__fd(c->skel->maps.time_hist);
 	int kfd = bpf_map__fd(c->skel->maps.time_slot_key);
-	__u32 i, k, zero = 0;
-	int cpu;
+	__u32 i, k;
+	int cpu, err;
 
-	/* running and runnable: one per-CPU value */
-	if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.time_fixed), &zero, t->fixed))
-		return -errno;
+	/* running and runnable: a value per CPU */
+	if ((err = lat_cpu_array_read(&t->fixed_map, t->fixed, sizeof(*t->fixed))))
+		return err;
 	memset(t->slot, 0, LAT_TIME_FIRST_DYN * sizeof(*t->slot));
 	for (i = 0; i < LAT_TIME_FIRST_DYN; i++) {
 		t->taken[i] = true;
@@ -202,6 +203,7 @@ static void slots_free(struct lat_schedcore *c)
 	if (!t)
 		return;
 	bpf_link__destroy(t->iter);
+	lat_cpu_array_free(&t->fixed_map);
 	free(t->slot);
 	free(t->cpu_runnable);
 	free(t->over);

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <bpf/libbpf.h>
+#include "core/cpumap.h"
 #include "families/schedcore.h"
 #include "latbpf/time.h"
 
@@ -31,6 +32,7 @@ struct lat_sc_slots {
 	size_t nover, cap_over;
 	struct lat_time_slot *buf;	/* one slot's per-CPU values */
 	struct lat_time_fixed *fixed;	/* the fixed slots' per-CPU values */
+	struct lat_cpu_array fixed_map;	/* time_fixed, mapped */
 	unsigned consumed;		/* the readers that took this read */
 	__u64 live;			/* target threads the iterator saw */
 	struct bpf_link *iter;		/* the time family's task iterator */

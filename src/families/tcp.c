@@ -7,6 +7,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "core/btf.h"
+#include "core/cpumap.h"
 #include "core/hist.h"
 #include "core/maps.h"
 #include "core/run.h"
@@ -46,6 +47,7 @@ _Static_assert(sizeof(struct tcp_cfg) <= LAT_FAMILY_CFG, "fits LAT_FAMILY_CFG");
 
 struct tcp {
 	struct tcp_bpf *skel;
+	struct lat_cpu_array cpus;	/* tcp_cpu, mapped */
 	struct tcp_cfg cfg;
 	struct lat_table remotes;	/* of struct remote, by key */
 	struct lat_tcp_remote rvalue;	/* one lookup */
@@ -131,6 +133,8 @@ static int tcp_open(const struct lat_family_ctx *fc, const void *cfg, void **pri
 	if ((err = lat_skel_share(run, t->skel->obj)))
 		goto fail;
 	t->skel->rodata->per_remote = t->cfg.per_remote;
+	lat_cpu_array_size(t->skel->maps.tcp_cpu, run->ncpus);
+	lat_cpu_array_init(&t->cpus, t->skel->maps.tcp_cpu, run->ncpus);
 	bpf_map__set_max_entries(t->skel->maps.tcp_remotes,
 				 t->cfg.per_remote ?
 				 lat_env_entries("LATBPF_TCP_REMOTES", LAT_TCP_MAX_REMOTES) : 1);
@@ -364,11 +368,10 @@ static int poll_remotes(struct tcp *t)
 static int tcp_poll(void *priv)
 {
 	struct tcp *t = priv;
-	__u32 key = 0;
-	int c;
+	int c, err;
 
-	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.tcp_cpu), &key, t->percpu))
-		return -errno;
+	if ((err = lat_cpu_array_read(&t->cpus, t->percpu, sizeof(*t->percpu))))
+		return err;
 	t->before = t->now;
 	memset(&t->now, 0, sizeof(t->now));
 	for (c = 0; c < t->run->ncpus; c++) {
@@ -458,6 +461,7 @@ static void tcp_destroy(void *priv)
 
 	if (!t)
 		return;
+	lat_cpu_array_free(&t->cpus);
 	tcp_bpf__destroy(t->skel);
 	for (size_t i = 0; i < t->remotes.n; i++)
 		remote_free(lat_table_at(&t->remotes, i));

@@ -149,6 +149,7 @@ static void time_configure(struct sched_bpf *skel, void *priv, bool btf)
 	bpf_map__set_max_entries(skel->maps.time_key_slot, LAT_TIME_OFF_KEYS);
 	bpf_map__set_max_entries(skel->maps.time_over, 256);
 	bpf_map__set_max_entries(skel->maps.time_wk, (__u32)t->run->ncpus);
+	lat_cpu_array_size(skel->maps.time_fixed, t->run->ncpus);
 	bpf_map__set_max_entries(skel->maps.time_wakers,
 				 lat_env_entries("LATBPF_TIME_WAKERS", 8192));
 	/* --per-thread: preallocated (5.6 MB). Allocated as used, a thread's
