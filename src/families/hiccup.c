@@ -255,6 +255,15 @@ static int hiccup_open(const struct lat_family_ctx *fc, const void *cfg, void **
 	return 0;
 }
 
+/* core/yield.h: a target thread waits for cpu now */
+static bool target_waits(void *ctx, int cpu)
+{
+	const volatile struct lat_hc_state *s = lat_cpu_array_at(&((struct hiccup *)ctx)->state_map,
+								 cpu);
+
+	return s && (__s32)lat_hc_nwait(s) > 0;
+}
+
 static int hiccup_load(void *priv)
 {
 	struct hiccup *h = priv;
@@ -271,6 +280,7 @@ static int hiccup_load(void *priv)
 	lat_cpu_array_init(&h->cpu_map, h->skel->maps.hc_cpu, h->run->ncpus);
 	lat_cpu_array_init(&h->cache_map, h->skel->maps.hc_cache, h->run->ncpus);
 	lat_cpu_array_init(&h->state_map, h->skel->maps.hc_state, h->run->ncpus);
+	lat_yield_watch(target_waits, h);
 	h->rb = ring_buffer__new(bpf_map__fd(h->skel->maps.hc_events), on_event, h, NULL);
 	if (!h->rb) {
 		err = -errno;
@@ -1089,6 +1099,7 @@ static void hiccup_destroy(void *priv)
 	if (!h)
 		return;
 	ring_buffer__free(h->rb);
+	lat_yield_watch(NULL, NULL);
 	lat_cpu_array_free(&h->state_map);
 	lat_cpu_array_free(&h->cpu_map);
 	lat_cpu_array_free(&h->cache_map);
