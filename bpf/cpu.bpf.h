@@ -8,8 +8,8 @@
  * returns: 50-104 us for the sched family's two 21 KiB values in one run
  * of yield.t's target here, where a read of the mapped array is a copy in
  * user space the scheduler can cut. For the BPF side the two cost the
- * same: the CPU's number and an array lookup, both inlined since 6.10, as
- * the per-CPU lookup is.
+ * same: the CPU's number and an array lookup, inlined on x86-64 since 6.10
+ * as the per-CPU lookup is; a helper call each before.
  *
  * Each value starts a cache line (the wrapper's alignment), so two CPUs
  * never write one line; the loader reads the map's own stride.

@@ -13,6 +13,7 @@ struct lat_cpu_array {
 	void *m;		/* the mapping, NULL until the first read */
 	size_t len, stride;
 	int ncpus;
+	int map_err;		/* the mapping was refused: read with bpf() */
 };
 
 /* before the load: one value for each of ncpus CPUs */
@@ -21,10 +22,14 @@ void lat_cpu_array_size(struct bpf_map *map, int ncpus);
 void lat_cpu_array_init(struct lat_cpu_array *a, const struct bpf_map *map, int ncpus);
 /* every CPU's value into dst, ncpus values of size bytes (the struct the
  * map's slot wraps), word by word as BPF writes them, with a yield point
- * between CPUs; 0 or -errno (the first read maps the map) */
+ * between CPUs; 0 or -errno (the first read maps the map; where mapping
+ * is refused, a lookup a CPU) */
 int lat_cpu_array_read(struct lat_cpu_array *a, void *dst, size_t size);
 /* CPU cpu's value as BPF writes it (NULL: cpu out of range, or the map
  * could not be mapped); the first call maps the map */
+/* the same without yield points: a read that must be quick (inside a
+ * window a sequence word checks) */
+int lat_cpu_array_copy(struct lat_cpu_array *a, void *dst, size_t size);
 const volatile void *lat_cpu_array_at(struct lat_cpu_array *a, int cpu);
 void lat_cpu_array_free(struct lat_cpu_array *a);
 

@@ -126,11 +126,10 @@ out:
 	return err;
 }
 
-/* n keys (key_size bytes each) out of the hash fd: one syscall for them all
- * where the kernel can (5.6), one each where it cannot */
-/* in batches of at most 128 keys with a yield point between: one batch is
- * one stretch in the kernel (a poll's hiccup intruders in one batch took
- * up to 97 us) */
+/* n keys (key_size bytes each) out of the hash fd: a syscall for up to 128
+ * of them where the kernel can (5.6), one each where it cannot, with a
+ * yield point between batches: one batch is one stretch in the kernel (a
+ * poll's hiccup intruders in one batch took up to 97 us) */
 #define DELETE_BATCH 128
 
 void lat_map_delete_keys(int fd, const void *keys, size_t n, size_t key_size)

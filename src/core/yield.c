@@ -19,8 +19,10 @@
  * the next stretch's end. Where the hiccup family runs, BPF counts the
  * target threads waiting for each CPU, in a map the loader reads from
  * memory (bpf/cpu.bpf.h), so a yield point also sleeps at once when one
- * waits for the loader's CPU (after LAT_WAITER_MIN_NS of running, so that
- * a count the kernel left wrong cannot stop the loader's work).
+ * waits for the loader's CPU (after LAT_WAITER_MIN_NS of running, and at
+ * most LAT_WAITER_NAPS times between two of the loader's sleeps in poll(),
+ * so that a count left wrong, a target that left the target set while it
+ * waited, cannot slow the loader's work down).
  */
 #include <sched.h>
 #include <time.h>
@@ -31,6 +33,7 @@
  * scrape (the count published is the main thread's) */
 static __thread __u64 since;
 static __thread unsigned long long yields;
+static __thread unsigned waiter_naps;	/* since the last poll() */
 /* the main thread's, which loads and destroys the families */
 static __thread bool (*watch)(void *ctx, int cpu);
 static __thread void *watch_ctx;
@@ -43,7 +46,10 @@ void lat_yield_watch(bool (*waiting)(void *ctx, int cpu), void *ctx)
 
 static bool target_waits_here(void)
 {
-	return watch && watch(watch_ctx, sched_getcpu());
+	if (!watch || waiter_naps >= LAT_WAITER_NAPS || !watch(watch_ctx, sched_getcpu()))
+		return false;
+	waiter_naps++;
+	return true;
 }
 
 /* off the run queue briefly: whatever waits for this CPU runs */
@@ -59,8 +65,8 @@ static void nap(void)
 void lat_stretch_start(void)
 {
 	since = lat_now_ns();
-	/* given the CPU while a target waits for it: its turn first (once a
-	 * wakeup of the loader, so a wrong count costs one nap) */
+	waiter_naps = 0;
+	/* given the CPU while a target waits for it: its turn first */
 	if (target_waits_here())
 		nap();
 }

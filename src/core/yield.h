@@ -20,8 +20,9 @@ unsigned long long lat_yields(void);
 /* for the calling thread: what says a target thread waits for a CPU
  * (hiccup's waiter counts), or NULL: then a yield point also sleeps when
  * one waits for the CPU the thread runs on, once it has run
- * LAT_WAITER_MIN_NS */
+ * LAT_WAITER_MIN_NS, up to LAT_WAITER_NAPS times a poll */
 void lat_yield_watch(bool (*waiting)(void *ctx, int cpu), void *ctx);
 #define LAT_WAITER_MIN_NS 5000ULL
+#define LAT_WAITER_NAPS 16	/* at most, between two sleeps in poll() */
 
 #endif

@@ -602,6 +602,20 @@ static int drain(struct hiccup *h, struct lat_hc_intruder_list *l)
  * slot moved into the hash meanwhile: seq even and unchanged from before
  * the hash was read until after the cache was (a third read, as the cache
  * copy itself takes time). */
+static int read_seqs(struct hiccup *h, struct lat_hc_cache *to)
+{
+	const volatile struct lat_hc_cache *c;
+
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	for (int i = 0; i < h->run->ncpus; i++) {
+		if (!(c = lat_cpu_array_at(&h->cache_map, i)))	/* not mapped */
+			return lat_cpu_array_copy(&h->cache_map, to, sizeof(*to));
+		to[i].seq = c->seq;
+	}
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return 0;
+}
+
 static int poll_intruders(struct hiccup *h)
 {
 	int n = h->run->ncpus, err = 0, tries;
@@ -615,11 +629,11 @@ static int poll_intruders(struct hiccup *h)
 	for (tries = 0; tries < max_tries; tries++) {
 		same = true;
 		l.n = 0;
-		if ((err = lat_cpu_array_read(&h->cache_map, h->seq, sizeof(*h->seq))) ||
+		if ((err = read_seqs(h, h->seq)) ||
 		    (err = lat_map_each(bpf_map__fd(h->skel->maps.hc_intruders),
 					sizeof(struct lat_hc_intruder_key), &v, add_intruder, &l)) ||
-		    (err = lat_cpu_array_read(&h->cache_map, h->cache, sizeof(*h->cache))) ||
-		    (err = lat_cpu_array_read(&h->cache_map, h->seq + n, sizeof(*h->seq))))
+		    (err = lat_cpu_array_copy(&h->cache_map, h->cache, sizeof(*h->cache))) ||
+		    (err = read_seqs(h, h->seq + n)))
 			break;
 		for (i = 0; i < (__u32)n; i++)
 			same &= h->seq[i].seq == h->seq[n + i].seq && !(h->seq[i].seq & 1);

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # Run-queue latency ground truth, cross-checked against libbpf-tools' runqlat
 # on the same workload at the same time: a thread pinned to CPU 1 sleeps 1 ms
-# 2000 times, first sharing the CPU with two equal-priority hogs, then alone.
+# 2000 times, first sharing the CPU with two equal-priority hogs, then alone,
+# then alone with the per-CPU values read by lookups (LATBPF_CPU_LOOKUP: the
+# loader's fallback where it may not map a BPF map).
 . "$(dirname "$0")/lib.sh"
 need_root
 command -v runqlat >/dev/null || { cannot_run "runqlat missing (tools/install-deps.sh)"; }
 N=2000
 
-phase() { # phase NAME NHOGS
+phase() { # phase NAME NHOGS [LOOKUP]
 	local name=$1 nhogs=$2 rq hogs=() h
 	start_work "$name" --cpu 1 --linger sleep --sleep 1ms --count $N || return 1
-	start_latbpf "$name" --pid "$WORK_PID" --probes sched --no-tui --json "$T/$name.json" || return 1
+	LATBPF_CPU_LOOKUP=${3:-} start_latbpf "$name" --pid "$WORK_PID" --probes sched --no-tui --json "$T/$name.json" || return 1
 	timeout -s INT 90 stdbuf -oL runqlat -p "$WORK_PID" >"$T/$name.rq" 2>&1 &
 	rq=$!
 	_pids+=("$rq")
@@ -31,8 +33,8 @@ phase() { # phase NAME NHOGS
 	return 0
 }
 
-for p in hogs idle; do
-	phase $p $([ $p = hogs ] && echo 2 || echo 0)
+for p in hogs idle lookup; do
+	phase $p $([ $p = hogs ] && echo 2 || echo 0) $([ $p = lookup ] && echo 1)
 	ok $? "$p: workload, latbpf and runqlat ran"
 	sleeps=$(sed -n 's/^sleeps=\([0-9]*\).*/\1/p' "$T/$p.work")
 	nvcsw=$(sed -n 's/.*nvcsw=\([0-9]*\).*/\1/p' "$T/$p.work")
@@ -50,6 +52,8 @@ for p in hogs idle; do
 	# times), plus the few of the main thread
 	check "$p: runq samples ($count) = wakeups ($sleeps) + preemptions ($nivcsw) within 10%" \
 		between "$count" "$((sleeps * 9 / 10))" "$(((sleeps + nivcsw) * 11 / 10))"
+	[ $p = lookup ] && check "lookup: latbpf says it reads sched_cpu with lookups" \
+		grep -q '^latbpf: sched_cpu: cannot map it (Operation not permitted): read with a lookup a CPU$' "$T/$p.err"
 	check "$p: runqlat's count ($rq_count) within 10% of latbpf's" \
 		between "$rq_count" "$((count * 9 / 10))" "$((count * 11 / 10))"
 	check "$p: p50 $p50 within one log2 bucket of runqlat's [$rq_lo, $rq_hi)" \
