@@ -366,7 +366,12 @@ else
 	# NET_RX also runs inside ksoftirqd while the target waits: that part is
 	# charged to NET_RX too, but is not "interrupted" time
 	check "irq: softirq time while on CPU ($soft ns) is at least 100 us" num_le 100000 "$soft"
-	check "irq: not also counted as task preemption (task hiccups $pre < NET_RX $netrx / 2)" \
-		num_le "$((pre * 2))" "$netrx"
+	# NET_RX leaking into task preemption would be task hiccups that no
+	# task intruder but ksoftirqd accounts for; other tasks that preempt
+	# the target are the host's (the 6.1 guest under TCG: khugepaged 25 ms
+	# and rcu_preempt 6 ms of 37.6 ms of task hiccups, NET_RX 66.9 ms)
+	leak=$(( pre - (tasksum - ksc) > 0 ? pre - (tasksum - ksc) : 0 ))
+	check "irq: not also counted as task preemption (task hiccups $pre less other tasks' $((tasksum - ksc)) = $leak < NET_RX $netrx / 2)" \
+		num_le "$((leak * 2))" "$netrx"
 fi
 done_testing
