@@ -7,7 +7,7 @@
  *   wakeup     target woken onto CPU c .............. until it runs
  *   irq, softirq, nmi   handler time on c while the target runs there
  *
- * While at least one target thread waits for CPU c (hc_nwait() > 0), every task
+ * While at least one target thread waits for CPU c (lat_hc_nwait() > 0), every task
  * that leaves c is charged its run time inside that window; interrupt time
  * inside the window is charged to the interrupt and taken off the task, so
  * nothing is counted twice. A softirq's time excludes the hard IRQs nested in
@@ -76,12 +76,6 @@ struct hc_task {
 	__u16 cpu;	/* the CPU it waits for (< MAX_CPUS) */
 };
 
-
-/* target threads waiting for the CPU of s (unsigned wrap-around) */
-static __always_inline __u32 hc_nwait(const struct lat_hc_state *s)
-{
-	return s->nbegin - s->nend - s->nend_remote;
-}
 
 /* mapped by the loader too: its yield points read the waiters of its CPU
  * (src/core/yield.h) */
@@ -304,7 +298,7 @@ static __always_inline void hc_wait_end(__u32 cpu, __u32 held)
 {
 	struct lat_hc_state *s = bpf_map_lookup_elem(&hc_state, &cpu);
 
-	if (!s || !hc_nwait(s))
+	if (!s || !lat_hc_nwait(s))
 		return;
 	if (cpu == held)
 		s->nend++;
@@ -327,7 +321,7 @@ static __always_inline void hc_wait_begin(struct hc_task *t, __u32 kind, __u32 c
 		return;
 	/* under cpu's run-queue lock: only a remote hc_wait_end() can race,
 	 * on a counter of its own */
-	if (hc_nwait(s) == 0)
+	if (lat_hc_nwait(s) == 0)
 		hc_window_open(s, now);
 	s->nbegin++;
 }
@@ -483,9 +477,9 @@ static __always_inline void hc_intr_done(__u32 cpu, struct lat_hc_state *s, __u3
 	if (s->cur_target || watched)
 		hc_record(cpu, kind, d, s->cur_target &&
 			  bpf_get_current_task_btf()->nr_cpus_allowed == 1);
-	if ((!s->cur_target && hc_nwait(s)) || watched)
+	if ((!s->cur_target && lat_hc_nwait(s)) || watched)
 		s->irq_in_window += d;
-	if (s->cur_target || hc_nwait(s) || watched)
+	if (s->cur_target || lat_hc_nwait(s) || watched)
 		hc_charge_intr(cpu, s, who, id, d, name);
 }
 
@@ -522,7 +516,7 @@ static __always_inline bool hc_hard_end(struct lat_hc_state *s, __u32 cpu, __u64
 		s->soft_nested += t + s->hard_nested;
 	*d = hc_intr_part(s, s->hard_start, now, t);
 	s->hard_start = 0;
-	return s->cur_target || hc_nwait(s) || hc_watched(cpu);
+	return s->cur_target || lat_hc_nwait(s) || hc_watched(cpu);
 }
 
 /* The same for the open softirq: its time less the hard ones inside */
@@ -534,7 +528,7 @@ static __always_inline bool hc_soft_end(struct lat_hc_state *s, __u32 cpu, __u64
 	t = t > s->soft_nested ? t - s->soft_nested : 0;
 	*d = hc_intr_part(s, s->soft_start, now, t);
 	s->soft_start = 0;
-	return s->cur_target || hc_nwait(s) || hc_watched(cpu);
+	return s->cur_target || lat_hc_nwait(s) || hc_watched(cpu);
 }
 
 /*
@@ -592,7 +586,7 @@ static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *p
 	 * switch here brought in (the line is this CPU's, already loaded) */
 	last = s->cur_next;
 	s->cur_next = next->pid + 1;
-	nwait = hc_nwait(s);
+	nwait = lat_hc_nwait(s);
 	/* opaque to the compiler, which would otherwise test (tp | tn), a
 	 * bitwise operation on pointers that the verifier refuses */
 	barrier_var(tp);
@@ -612,7 +606,7 @@ static __always_inline void hiccup_on_switch(bool preempt, struct task_struct *p
 	stale = t && t->kind;
 	if (stale) {
 		hc_wait_end(t->cpu, cpu);
-		nwait = hc_nwait(s);
+		nwait = lat_hc_nwait(s);
 		t->kind = 0;
 		c = bpf_map_lookup_elem(&hc_cpu, &cpu);
 		if (c)

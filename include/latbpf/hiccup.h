@@ -74,7 +74,7 @@ _Static_assert(sizeof(struct lat_hc_state) % 64 == 0, "one CPU's entry, its own 
 
 /* target threads waiting for the CPU of s (unsigned wrap-around); the
  * loader reads it through a mapping, racing BPF: a moment's value */
-static inline __u32 lat_hc_nwait(const volatile struct lat_hc_state *s)
+static inline __u32 lat_hc_nwait(const struct lat_hc_state *s)
 {
 	return s->nbegin - s->nend - s->nend_remote;
 }

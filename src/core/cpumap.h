@@ -25,11 +25,11 @@ void lat_cpu_array_init(struct lat_cpu_array *a, const struct bpf_map *map, int 
  * between CPUs; 0 or -errno (the first read maps the map; where mapping
  * is refused, a lookup a CPU) */
 int lat_cpu_array_read(struct lat_cpu_array *a, void *dst, size_t size);
-/* CPU cpu's value as BPF writes it (NULL: cpu out of range, or the map
- * could not be mapped); the first call maps the map */
 /* the same without yield points: a read that must be quick (inside a
  * window a sequence word checks) */
 int lat_cpu_array_copy(struct lat_cpu_array *a, void *dst, size_t size);
+/* CPU cpu's value as BPF writes it (NULL: cpu out of range, or the map
+ * could not be mapped); the first call maps the map */
 const volatile void *lat_cpu_array_at(struct lat_cpu_array *a, int cpu);
 void lat_cpu_array_free(struct lat_cpu_array *a);
 

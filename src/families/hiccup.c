@@ -261,7 +261,8 @@ static bool target_waits(void *ctx, int cpu)
 	const volatile struct lat_hc_state *s = lat_cpu_array_at(&((struct hiccup *)ctx)->state_map,
 								 cpu);
 
-	return s && (__s32)lat_hc_nwait(s) > 0;
+	/* a call through a pointer: its loads are this moment's */
+	return s && (__s32)lat_hc_nwait((const struct lat_hc_state *)s) > 0;
 }
 
 static int hiccup_load(void *priv)
@@ -400,7 +401,6 @@ int lat_hc_merge_caches(struct lat_hc_intruder_list *l, const struct lat_hc_cach
 	qsort(l->a, l->n, sizeof(*l->a), cmp_key);
 	return 0;
 }
-
 
 /* a's and b's entries, both sorted by key, into one sorted list (b's
  * name wins: b is the newer); a and b are freed */
@@ -598,10 +598,7 @@ static int drain(struct hiccup *h, struct lat_hc_intruder_list *l)
 	return err ? err : bound_acc(h);
 }
 
-/* The run's intruders: the hash plus every CPU's cache, read so that no
- * slot moved into the hash meanwhile: seq even and unchanged from before
- * the hash was read until after the cache was (a third read, as the cache
- * copy itself takes time). */
+/* every CPU's cache sequence word, alone (no yield point) */
 static int read_seqs(struct hiccup *h, struct lat_hc_cache *to)
 {
 	const volatile struct lat_hc_cache *c;
@@ -616,6 +613,10 @@ static int read_seqs(struct hiccup *h, struct lat_hc_cache *to)
 	return 0;
 }
 
+/* The run's intruders: the hash plus every CPU's cache, read so that no
+ * slot moved into the hash meanwhile: seq even and unchanged from before
+ * the hash was read until after the cache was (a third read, as the cache
+ * copy itself takes time). */
 static int poll_intruders(struct hiccup *h)
 {
 	int n = h->run->ncpus, err = 0, tries;
