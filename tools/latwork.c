@@ -99,7 +99,10 @@
  *   --cpu C        pin to CPU C
  *   --wait         start only on SIGUSR1 (after printing "ready <pid>"),
  *                  or exit 1 after 600 s without it
- *   --linger       after finishing, wait for SIGTERM/SIGINT (max 60 s)
+ *   --linger       after finishing, wait for SIGTERM/SIGINT (max 60 s);
+ *                  sleep's threads wait too, so that a tracer stopped
+ *                  meanwhile sees none of their exits (their switch counts
+ *                  are read before those)
  *   --comm NAME    set the process name (any bytes, for escaping tests)
  *   --timerslack NS  the timer slack of every thread (PR_SET_TIMERSLACK,
  *                  inherited by those it creates): sleeps as long as asked
@@ -133,6 +136,7 @@
 #include <poll.h>
 #include <linux/futex.h>
 #include <sys/wait.h>
+#include <semaphore.h>
 #include <spawn.h>
 #include <time.h>
 #include <unistd.h>
@@ -143,6 +147,8 @@ static int cpu = -1, nthreads = 1, fifo, batch, for_set;
 static double rate;
 static volatile long long total_sleeps, total_nvcsw, total_nivcsw, total_slept_ns;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int linger;
+static sem_t sleepers_done;
 static char tids[4096];
 
 static long long now_ns(void)
@@ -225,6 +231,12 @@ static void *sleeper(void *arg)
 	__sync_fetch_and_add(&total_nivcsw, ru.ru_nivcsw);
 	__sync_fetch_and_add(&total_sleeps, n);
 	__sync_fetch_and_add(&total_slept_ns, in);
+	if (linger) {
+		/* counted: stay until the process exits (run_sleep) */
+		sem_post(&sleepers_done);
+		for (;;)
+			pause();
+	}
 	return arg;
 }
 
@@ -234,6 +246,7 @@ static int run_sleep(void)
 	struct timespec ts;
 	int i, n = nthreads > 64 ? 64 : nthreads;
 
+	sem_init(&sleepers_done, 0, 0);
 	for (i = 0; i < n; i++)
 		pthread_create(&th[i], NULL, sleeper, NULL);
 	if (spawn_after_ns) {
@@ -242,8 +255,13 @@ static int run_sleep(void)
 		nanosleep(&ts, NULL);
 		pthread_create(&th[n++], NULL, sleeper, NULL);
 	}
-	for (i = 0; i < n; i++)
-		pthread_join(th[i], NULL);
+	for (i = 0; i < n; i++) {
+		if (linger)
+			while (sem_wait(&sleepers_done) && errno == EINTR)
+				;
+		else
+			pthread_join(th[i], NULL);
+	}
 	printf("sleeps=%lld nvcsw=%lld nivcsw=%lld slept_ns=%lld tids=%s\n", total_sleeps,
 	       total_nvcsw, total_nivcsw, total_slept_ns, tids);
 	return 0;
@@ -1013,7 +1031,7 @@ static int run_churn(void)
 
 int main(int argc, char **argv)
 {
-	int i, wait = 0, linger = 0, rc;
+	int i, wait = 0, rc;
 	const char *mode = NULL;
 	sigset_t set;
 

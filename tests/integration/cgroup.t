@@ -31,7 +31,9 @@ progs0=$(tracing_progs)
 N=300
 M=600
 
-start_work in --comm insider sleep --sleep 5ms --count $N
+# (--linger: its thread stays until latbpf has stopped, so the waits latbpf
+# counts are all inside the switch counts the thread read at its end)
+start_work in --comm insider --linger sleep --sleep 5ms --count $N
 inside=$WORK_PID
 echo "$inside" >"$CG/sub/cgroup.procs"
 start_work out --comm neighbour sleep --sleep 5ms --count $N
@@ -79,14 +81,16 @@ pids=$(final "$J" '[.sched.threads[].pid] | unique | join(",")')
 faults=$(final "$J" .fault.count)
 diag "inside $inside (thread $itid): $nin sleeps, $rin runq; mover $mover (thread $mtid): voluntary $v0..$v1 at the move, $vend at the end, $nmv sleeps counted; pids seen $pids; faults $faults"
 check "the sleeper in the child cgroup: its $N sleeps ($nin, +-2 %)" between "$nin" $((N * 98 / 100)) $((N + 1))
-# one a switch the kernel counts of the sleeper (getrusage): each sleep,
-# each preemption, and on PREEMPT_RT its waits on sleeping locks (the
-# 6.1-rt guest: 322 for 300 sleeps and 7 preemptions once, 320 for 17
-# another time), + 2 % and the main thread's few
+# one a switch-in (a wait before it) for each switch the kernel counts of
+# the sleeper (getrusage at its end): each sleep, each preemption, and on
+# PREEMPT_RT its waits on sleeping locks; + 1 for its first run. Exact:
+# 305 for 299 + 5 (6.1), 323 for 299 + 23 (6.1-rt), 307 for 300 + 6 (6.18);
+# before the thread lingered, CI's 6.1-rt guest counted 330 for 300 + 16,
+# its exit's switches coming after its count
 inv=$(sed -n 's/.*nivcsw=\([0-9]*\).*/\1/p' "$T/in.work")
 vin=$(sed -n 's/.* nvcsw=\([0-9]*\).*/\1/p' "$T/in.work")
-check "... and as many run-queue waits ($rin, the kernel's ${vin:-?} voluntary + $inv involuntary switches of it, +-2 %)" \
-	between "$rin" $((N * 98 / 100)) $(((${vin:-$N} + inv) * 102 / 100 + 2))
+check "... and as many run-queue waits ($rin, the kernel's ${vin:-?} voluntary + ${inv:-?} involuntary switches of it, + 1)" \
+	between "$rin" $((N * 98 / 100)) $((${vin:-0} + ${inv:-0} + 1))
 check "the neighbour outside ($outside) is absent" \
 	bash -c "! jq -e 'select(.final) | .sched.threads[] | select(.pid == $outside)' '$J' >/dev/null"
 check "only the cgroup's processes are seen ($pids)" \
