@@ -99,10 +99,11 @@
  *   --cpu C        pin to CPU C
  *   --wait         start only on SIGUSR1 (after printing "ready <pid>"),
  *                  or exit 1 after 600 s without it
- *   --linger       after finishing, wait for SIGTERM/SIGINT (max 60 s);
- *                  sleep's threads wait too, so that a tracer stopped
- *                  meanwhile sees none of their exits (their switch counts
- *                  are read before those)
+ *   --linger       after finishing, wait for SIGTERM/SIGINT (max 60 s)
+ *   --hold         sleep's threads, once counted, stay until the process
+ *                  exits (with --linger: a tracer stopped meanwhile sees
+ *                  none of their exits, which come after their switch
+ *                  counts)
  *   --comm NAME    set the process name (any bytes, for escaping tests)
  *   --timerslack NS  the timer slack of every thread (PR_SET_TIMERSLACK,
  *                  inherited by those it creates): sleeps as long as asked
@@ -147,7 +148,7 @@ static int cpu = -1, nthreads = 1, fifo, batch, for_set;
 static double rate;
 static volatile long long total_sleeps, total_nvcsw, total_nivcsw, total_slept_ns;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static int linger;
+static int hold;
 static sem_t sleepers_done;
 static char tids[4096];
 
@@ -231,7 +232,7 @@ static void *sleeper(void *arg)
 	__sync_fetch_and_add(&total_nivcsw, ru.ru_nivcsw);
 	__sync_fetch_and_add(&total_sleeps, n);
 	__sync_fetch_and_add(&total_slept_ns, in);
-	if (linger) {
+	if (hold) {
 		/* counted: stay until the process exits (run_sleep) */
 		sem_post(&sleepers_done);
 		for (;;)
@@ -256,7 +257,7 @@ static int run_sleep(void)
 		pthread_create(&th[n++], NULL, sleeper, NULL);
 	}
 	for (i = 0; i < n; i++) {
-		if (linger)
+		if (hold)
 			while (sem_wait(&sleepers_done) && errno == EINTR)
 				;
 		else
@@ -1031,7 +1032,7 @@ static int run_churn(void)
 
 int main(int argc, char **argv)
 {
-	int i, wait = 0, rc;
+	int i, wait = 0, linger = 0, rc;
 	const char *mode = NULL;
 	sigset_t set;
 
@@ -1042,6 +1043,8 @@ int main(int argc, char **argv)
 			wait = 1;
 		else if (!strcmp(a, "--linger"))
 			linger = 1;
+		else if (!strcmp(a, "--hold"))
+			hold = 1;
 		else if (!strcmp(a, "--fifo"))
 			fifo = 1;
 		else if (!strcmp(a, "--batch"))

@@ -338,10 +338,14 @@ mbw_one 1 $((dmib / 2)) 40 >"$T/mbw1"
 wait $p0
 mbw_all=$(($(cat "$T/mbw0") + $(cat "$T/mbw1")))
 diag "copy, $dmib MiB: latbpf $mb1 MB/s one core, $mball all; perf bench $perf_mb; mbw $mbw_mb one core, $mbw_all both ($(cat "$T/mbw0") + $(cat "$T/mbw1")); read: cache $rc, dram $rd"
-check "mem_copy_dram ($mb1 MB/s) within 2x of perf bench mem memcpy ($perf_mb)" \
-	between "$mb1" "$((perf_mb / 2))" "$((perf_mb * 2))"
-check "mem_copy_dram ($mb1 MB/s) within 2x of mbw ($mbw_mb)" \
-	between "$mb1" "$((mbw_mb / 2))" "$((mbw_mb * 2))"
+# The two tools disagree by up to 2x between themselves (a rehearsal on
+# 2026-11-29: perf 15838, mbw 7277, latbpf 7546; perf's rate here rises
+# with its loop count, 6.1, 8.9 and 11.5 GB/s for 1, 5 and 10 loops, where
+# a plain memcpy loop of written buffers read 8.2-10.7): latbpf within 2x
+# of the range they span
+lo=$((perf_mb < mbw_mb ? perf_mb : mbw_mb)) hi=$((perf_mb > mbw_mb ? perf_mb : mbw_mb))
+check "mem_copy_dram ($mb1 MB/s) within 2x of perf bench mem memcpy ($perf_mb) .. mbw ($mbw_mb)" \
+	bash -c "[ $lo -gt 0 ] && [ $((mb1 * 2)) -ge $lo ] && [ $mb1 -le $((hi * 2)) ]"
 check "mem_copy_dram_all ($mball MB/s) within 2x of an mbw per core at once ($mbw_all)" \
 	between "$mball" "$((mbw_all / 2))" "$((mbw_all * 2))"
 # The caches: membw sizes its working sets by where its own latency curve

@@ -31,9 +31,9 @@ progs0=$(tracing_progs)
 N=300
 M=600
 
-# (--linger: its thread stays until latbpf has stopped, so the waits latbpf
-# counts are all inside the switch counts the thread read at its end)
-start_work in --comm insider --linger sleep --sleep 5ms --count $N
+# (--linger --hold: its thread stays until latbpf has stopped, so the waits
+# latbpf counts are all inside the switch counts the thread read at its end)
+start_work in --comm insider --linger --hold sleep --sleep 5ms --count $N
 inside=$WORK_PID
 echo "$inside" >"$CG/sub/cgroup.procs"
 start_work out --comm neighbour sleep --sleep 5ms --count $N
