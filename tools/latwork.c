@@ -7,7 +7,7 @@
  *       K threads (default 1) each sleep DUR N times (clock_nanosleep,
  *       relative); with --spawn-after one more thread is created that late
  *       and does the same. Prints "sleeps=<total> nvcsw=<n> nivcsw=<n>
- *       slept_ns=<ns> tids=<tid,...>", the switch counts from
+ *       slept_ns=<ns> slept_p50=<ns> tids=<tid,...>", the switch counts from
  *       getrusage(RUSAGE_THREAD) of the sleeping threads and their time
  *       inside clock_nanosleep (CLOCK_MONOTONIC around each call).
  *   latwork [common] threads --threads K --sleep DUR [--sleep-max DUR] --for DUR
@@ -150,6 +150,10 @@ static volatile long long total_sleeps, total_nvcsw, total_nivcsw, total_slept_n
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int hold;
 static sem_t sleepers_done;
+/* sleep's sleeps, each as its thread's clock saw it (for slept_p50) */
+static long long *sleep_lens;
+static long sleep_nlens, sleep_cap;
+static int cmp_ll(const void *x, const void *y);
 static char tids[4096];
 
 static long long now_ns(void)
@@ -222,8 +226,13 @@ static void *sleeper(void *arg)
 	pthread_mutex_unlock(&lock);
 	for (i = 0; i < count; i++) {
 		t0 = now_ns();
-		if (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL) == 0)
+		if (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL) == 0) {
+			long at = __sync_fetch_and_add(&sleep_nlens, 1);
+
+			if (at < sleep_cap)
+				sleep_lens[at] = now_ns() - t0;
 			n++;
+		}
 		in += now_ns() - t0;
 	}
 	/* the kernel's own switch counts for this thread, from its start */
@@ -248,6 +257,10 @@ static int run_sleep(void)
 	int i, n = nthreads > 64 ? 64 : nthreads;
 
 	sem_init(&sleepers_done, 0, 0);
+	sleep_cap = count > 0 && count <= 1000000 ? (long)count * (n + 1) : 0;
+	sleep_lens = sleep_cap ? calloc((size_t)sleep_cap, sizeof(*sleep_lens)) : NULL;
+	if (!sleep_lens)
+		sleep_cap = 0;
 	for (i = 0; i < n; i++)
 		pthread_create(&th[i], NULL, sleeper, NULL);
 	if (spawn_after_ns) {
@@ -263,8 +276,12 @@ static int run_sleep(void)
 		else
 			pthread_join(th[i], NULL);
 	}
-	printf("sleeps=%lld nvcsw=%lld nivcsw=%lld slept_ns=%lld tids=%s\n", total_sleeps,
-	       total_nvcsw, total_nivcsw, total_slept_ns, tids);
+	if (sleep_nlens > sleep_cap)
+		sleep_nlens = sleep_cap;
+	qsort(sleep_lens, (size_t)sleep_nlens, sizeof(*sleep_lens), cmp_ll);
+	printf("sleeps=%lld nvcsw=%lld nivcsw=%lld slept_ns=%lld slept_p50=%lld tids=%s\n",
+	       total_sleeps, total_nvcsw, total_nivcsw, total_slept_ns,
+	       sleep_nlens ? sleep_lens[(sleep_nlens - 1) / 2] : 0, tids);
 	return 0;
 }
 

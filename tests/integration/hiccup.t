@@ -97,8 +97,14 @@ burner_case() { # NAME PERIOD_MS BURST_MS
 	check "$name: p50 of all ($p50) is the median of its buckets, at most the exact max ($med)" test "$p50" = "$med"
 	timing check "$name: stolen $stolen ns = $bursts x ${burst} ms +- 15%" \
 		between "$stolen" "$((bursts * burst * 850000))" "$((bursts * burst * 1150000))"
-	check "$name: top intruder is the burner ('$top')" test "$top" = "task burner"
-	check "$name: ... with the burner's pid ($toppid = $bp)" test "$toppid" = "$bp"
+	# the burner among the intruders, by name and pid; first of them
+	# unless the machine's interrupts cost more (a TCG guest on a slow
+	# host, 2026-11-29: the local timer's 85 ms against the bursts' 145)
+	local bpid bns
+	bpid=$(final "$J" "[$c1 | .top[] | select(.kind == \"task\" and .name == \"burner\")][0].pid // 0")
+	bns=$(final "$J" "[$c1 | .top[] | select(.kind == \"task\" and .name == \"burner\")][0].total_ns // 0")
+	check "$name: the burner is an intruder, with its pid ($bpid = $bp), $bns ns" test "$bpid" = "$bp"
+	timing check "$name: ... the top one ('$top', pid $toppid)" test "$top,$toppid" = "task burner,$bp"
 	timing check "$name: --threshold 2ms: one event per burst ($evok of $ev, $bursts bursts)" \
 		between "$evok" "$((bursts - 1))" "$bursts"
 	local short extra

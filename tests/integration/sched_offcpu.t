@@ -44,7 +44,14 @@ for mode in tp_btf raw_tp shared; do
 	[ "$mode" != raw_tp ] || expect="attached (raw_tp; tp_btf: LATBPF_FORCE_RAW_TP is set)"
 	check "$mode: probes.sched says '$status'" test "$status" = "$expect"
 	check "$mode: offcpu_sleep samples ($n) >= $want" num_le $want "$n"
-	check "$mode: offcpu_sleep p50 $p50 in [10 ms, $HI]" between "$p50" $SLEEP $HI
+	# or, where the machine wakes a sleeper later (a TCG guest on a slow
+	# host: 11.0 ms), the workload's own median sleep (its clock around
+	# each call, which holds more than the off-CPU time of it) + the
+	# slot's width: each sleep latbpf counts is shorter than the
+	# workload's, so is their median, and latbpf reports its slot's top
+	wp50=$(sed -n 's/.*slept_p50=\([0-9]*\).*/\1/p' "$T/$mode.work")
+	hi=$(( ${wp50:-0} + 524288 > HI ? ${wp50:-0} + 524288 : HI ))
+	check "$mode: offcpu_sleep p50 $p50 in [10 ms, $hi] (the workload's median ${wp50:-?})" between "$p50" $SLEEP $hi
 	check "$mode: runq samples ($runq) >= $want (one per wakeup)" num_le $want "$runq"
 	# Were nanosleep taken for D, blocked would hold every sleep (>= $want),
 	# each of them 10 ms long. What it may hold is the threads' other D
