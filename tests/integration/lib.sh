@@ -143,8 +143,11 @@ tcg_attach() { if [ "${LATBPF_TCG:-0}" = 1 ]; then echo 120; else echo 15; fi; }
 # SIGINT (120 s; 600 under TCG).
 start_latbpf() {
 	local name=$1; shift
-	# bounded even when latbpf does not end on SIGINT: KILL 30 s later
-	timeout -s INT -k 30 "${LAT_TMO:-$(tcg_bound 120)}" "$LATBPF" "$@" >"$T/$name.out" 2>"$T/$name.err" &
+	# bounded even when latbpf does not end on SIGINT: KILL 30 s later (600
+	# under TCG). timeout counts those from any signal it passes on, stop's
+	# too: a 2x slower TCG host (2026-11-29) had latbpf's exit with 1,024
+	# threads or 64 CPUs outlast 30 s, killed before its final record
+	timeout -s INT -k "$(tcg_bound 30)" "${LAT_TMO:-$(tcg_bound 120)}" "$LATBPF" "$@" >"$T/$name.out" 2>"$T/$name.err" &
 	LAT_PID=$!
 	_pids+=("$LAT_PID")
 	wait_for "$T/$name.err" '^latbpf: attached' "${LAT_ATTACH_TMO:-$(tcg_attach)}"
