@@ -115,6 +115,7 @@ int lat_map_each(int fd, size_t key_size, void *buf,
 	while (bpf_map_get_next_key(fd, first ? NULL : key, next) == 0) {
 		memcpy(key, next, key_size);
 		first = false;
+		lat_yield_point();
 		if (bpf_map_lookup_elem(fd, key, buf))
 			continue;
 		if ((err = fn(key, buf, ctx)))
