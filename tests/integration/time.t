@@ -221,9 +221,12 @@ for role in spin sleep futex waker dio; do
 	# (a wakeup the kernel did not trace leaves that wait in the sleep
 	# before it, where schedstat counts it waiting: the fresh-clone
 	# rehearsal's sleeper was 11.4 ms short in 535 runs with 6 such;
-	# allowed: one average wait of the thread's for each)
-	timing check "mixed: $role running + runnable ($((r + q)) ns) = schedstat's run + wait ($((run[$role] + wait[$role]))) within 0.5 % + 1 ms + $unseen unseen wakeups' waits" \
-		near "$((r + q))" "$((run[$role] + wait[$role]))" "$(awk -v x="$((run[$role] + wait[$role]))" -v u="$unseen" -v q="$q" -v n="$qn" 'BEGIN { print x * 0.005 + 1e6 + (n > 0 ? u * q / n : 0) }')"
+	# allowed: one average wait of the thread's for each; and the CPU's
+	# steal, which schedstat's run time leaves out as above: a host with
+	# 4 % steal, 2026-11-29, had the spinner 34 ms over in 4 s, 210 ms of
+	# steal on CPU 1)
+	timing check "mixed: $role running + runnable ($((r + q)) ns) = schedstat's run + wait ($((run[$role] + wait[$role]))) within 0.5 % + 1 ms + $unseen unseen wakeups' waits + steal" \
+		near "$((r + q))" "$((run[$role] + wait[$role]))" "$(awk -v x="$((run[$role] + wait[$role]))" -v u="$unseen" -v q="$q" -v n="$qn" -v s="$steal" 'BEGIN { print x * 0.005 + 1e6 + (n > 0 ? u * q / n : 0) + s }')"
 done
 # the runs whose switch-in the kernel did not trace: at least those
 # bpftrace found of a queued thread (less one a wait bpftrace missed
