@@ -153,7 +153,6 @@ static sem_t sleepers_done;
 /* sleep's sleeps, each as its thread's clock saw it (for slept_p50) */
 static long long *sleep_lens;
 static long sleep_nlens, sleep_cap;
-static int cmp_ll(const void *x, const void *y);
 static char tids[4096];
 
 static long long now_ns(void)
@@ -162,6 +161,22 @@ static long long now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int cmp_ll(const void *x, const void *y)
+{
+	long long a = *(const long long *)x, b = *(const long long *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* v's median (the lower middle), v sorted in place; 0 for none */
+static long long median_ll(long long *v, long n)
+{
+	if (!v || n <= 0)
+		return 0;
+	qsort(v, (size_t)n, sizeof(*v), cmp_ll);
+	return v[(n - 1) / 2];
 }
 
 static long long parse_dur(const char *s)
@@ -225,15 +240,20 @@ static void *sleeper(void *arg)
 	strncat(tids, buf, sizeof(tids) - strlen(tids) - 1);
 	pthread_mutex_unlock(&lock);
 	for (i = 0; i < count; i++) {
+		long long d;
+		int rc;
+
 		t0 = now_ns();
-		if (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL) == 0) {
+		rc = clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+		d = now_ns() - t0;
+		in += d;
+		if (rc == 0) {
 			long at = __sync_fetch_and_add(&sleep_nlens, 1);
 
 			if (at < sleep_cap)
-				sleep_lens[at] = now_ns() - t0;
+				sleep_lens[at] = d;
 			n++;
 		}
-		in += now_ns() - t0;
 	}
 	/* the kernel's own switch counts for this thread, from its start */
 	getrusage(RUSAGE_THREAD, &ru);
@@ -276,12 +296,9 @@ static int run_sleep(void)
 		else
 			pthread_join(th[i], NULL);
 	}
-	if (sleep_nlens > sleep_cap)
-		sleep_nlens = sleep_cap;
-	qsort(sleep_lens, (size_t)sleep_nlens, sizeof(*sleep_lens), cmp_ll);
 	printf("sleeps=%lld nvcsw=%lld nivcsw=%lld slept_ns=%lld slept_p50=%lld tids=%s\n",
 	       total_sleeps, total_nvcsw, total_nivcsw, total_slept_ns,
-	       sleep_nlens ? sleep_lens[(sleep_nlens - 1) / 2] : 0, tids);
+	       median_ll(sleep_lens, sleep_nlens < sleep_cap ? sleep_nlens : sleep_cap), tids);
 	return 0;
 }
 
@@ -706,13 +723,6 @@ static int run_touch(void)
 	return 0;
 }
 
-static int cmp_ll(const void *x, const void *y)
-{
-	long long a = *(const long long *)x, b = *(const long long *)y;
-
-	return (a > b) - (a < b);
-}
-
 static int run_mmapread(void)
 {
 	long pg = sysconf(_SC_PAGESIZE);
@@ -767,10 +777,9 @@ static int run_mmapread(void)
 	getrusage(RUSAGE_THREAD, &b);
 	(void)sink;
 	n = b.ru_majflt - a.ru_majflt;
-	qsort(lens, (size_t)nslept, sizeof(*lens), cmp_ll);
 	printf("pages=%lld majflt=%lld minflt=%ld nvcsw=%ld slept_touches=%lld slept_ns=%lld"
 	       " slept_p50=%lld\n", count, n, b.ru_minflt - a.ru_minflt, b.ru_nvcsw - a.ru_nvcsw,
-	       nslept, slept_ns, nslept ? lens[(nslept - 1) / 2] : 0);
+	       nslept, slept_ns, median_ll(lens, (long)nslept));
 	free(lens);
 	return 0;
 }
@@ -831,10 +840,12 @@ static int run_tcpserver(void)
  * handshake (SYN_SENT -> ESTABLISHED, inside the call) must fit in */
 static void print_connect_ns(long long *ns, long long n)
 {
+	long long p50;
+
 	if (!ns || n <= 0)
 		return;
-	qsort(ns, (size_t)n, sizeof(*ns), cmp_ll);
-	printf("connect_ns p50=%lld max=%lld\n", ns[(n - 1) / 2], ns[n - 1]);
+	p50 = median_ll(ns, (long)n);	/* sorts ns: its max is last */
+	printf("connect_ns p50=%lld max=%lld\n", p50, ns[n - 1]);
 }
 
 static int run_tcpclient(void)
