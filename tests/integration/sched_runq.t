@@ -17,10 +17,8 @@ proc_switches() {
 
 phase() { # phase NAME NHOGS [LOOKUP]
 	local name=$1 nhogs=$2 rq hogs=() h
-	# (--hold: the sleeper stays, once counted, until latbpf has stopped:
-	# its exit's switches, after its count, are many on PREEMPT_RT, whose
-	# exit takes sleeping locks; 16 more involuntary ones than its count
-	# once in the 6.1-rt guest)
+	# (--linger --hold: every thread stays, idle, until latbpf has stopped,
+	# so that /proc still holds their switch counts when read after it)
 	start_work "$name" --cpu 1 --linger --hold sleep --sleep 1ms --count $N || return 1
 	LATBPF_CPU_LOOKUP=${3:-} start_latbpf "$name" --pid "$WORK_PID" --probes sched --no-tui --json "$T/$name.json" || return 1
 	timeout -s INT 90 stdbuf -oL runqlat -p "$WORK_PID" >"$T/$name.rq" 2>&1 &
