@@ -22,7 +22,8 @@ cleanup() {
 		kill -KILL "${_pids[@]}" 2>/dev/null
 	fi
 	wait 2>/dev/null
-	rm -rf "$T"
+	# KEEP_T=1 leaves the files to read after a failure
+	if [ -n "${KEEP_T:-}" ]; then echo "# kept $T" >&2; else rm -rf "$T"; fi
 }
 trap cleanup EXIT
 

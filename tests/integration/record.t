@@ -268,12 +268,16 @@ MODE_WANT="tp_btf" futex_case futex
 MODE_WANT="raw_tp" futex_case futex_raw LATBPF_FORCE_RAW_TP=1
 
 # ---- D: triggers. The burner again, 2 s: hiccup>2ms without a rate limit,
-# at most 12; runq>2ms at most one per 500 ms; SIGUSR2 once ----
+# at most 12; runq>2ms at most one per 500 ms; SIGUSR2 once. The hiccup
+# family beside it, from 1 ms, is the count to compare with: the two
+# measure a wait from their own programs' clock reads, a few us apart, so a
+# wait of 2 ms +- 100 us (a neighbour's job: CI's host has a kdamond that
+# runs that long) may trip one and not the other ----
 start_work d --cpu 1 hog --for 60s
 hog=$WORK_PID
 start_work d.burner --cpu 1 --fifo --comm burner burner --period 50ms --burst 3ms --for 2s
 bp=$WORK_PID
-start_latbpf d --pid "$hog" --probes hiccup --threshold 2ms --record 5s --trace "$T/d.pftrace" \
+start_latbpf d --pid "$hog" --probes hiccup --threshold 1ms --record 5s --trace "$T/d.pftrace" \
 	--trigger 'hiccup>2ms,before=10ms,after=10ms,every=0,max=12' \
 	--trigger 'runq>2ms,before=10ms,after=10ms,every=500ms,max=100' \
 	--trigger 'SIGUSR2,before=300ms,after=100ms' --no-tui --json "$T/d.json"
@@ -290,20 +294,24 @@ kill -TERM "$hog" 2>/dev/null
 bursts=$(sed -n 's/^bursts=\([0-9]*\).*/\1/p' "$T/d.burner.work")
 J=$T/d.json
 nh=$(final "$J" '[.incidents[] | select(.trigger | startswith("hiccup"))] | length')
-burner_h=$(final "$J" '[.incidents[] | select((.trigger | startswith("hiccup")) and
-	.parts[0].name == "burner" and .kind == "preempted")] | length')
-# the hiccup family, beside it in the run, saw every hiccup above 2 ms:
-# the bursts, and whatever else held CPU 1 that long (a neighbour's job);
-# the first 12 are the incidents, end for end (both CLOCK_MONOTONIC)
 ev=$(final "$J" '[.hiccup.events[] | select(.duration_ns > 2000000)] | length')
 evq=$(final "$J" '[.hiccup.events[] | select(.duration_ns > 2000000 and
 	(.hiccup == "preempted" or .hiccup == "wakeup"))] | length')
-match=$(final "$J" '[.incidents[] | select(.trigger | startswith("hiccup")) | .ts_ns] as $i |
-	[.hiccup.events[] | select(.duration_ns > 2000000) | .ts_ns] as $e |
-	[range(0; $i | length) | select($e[.] != null and
-		($i[.] - $e[.] | fabs) < 200000)] | length')
-ev_b=$(final "$J" '[.hiccup.events[] | select(.duration_ns > 2000000)][0:12] |
-	map(select(.name == "burner")) | length')
+# each incident beside the hiccup family's event that starts within 200 us
+# of it (both CLOCK_MONOTONIC): one there, 2 ms - 100 us or longer, named
+# among the incident's parts (what had the CPU)
+match=$(final "$J" '[.hiccup.events[]] as $e | [.incidents[] |
+	select(.trigger | startswith("hiccup")) | . as $i |
+	select(any($e[]; (.ts_ns - $i.ts_ns | fabs) < 200000 and .duration_ns >= 1900000 and
+		(.name as $n | any($i.parts[]; .name == $n))))] | length')
+# and every wait the family saw above 2 ms + 100 us before the last of
+# them is one
+last=$(final "$J" '[.incidents[] | select(.trigger | startswith("hiccup")) | .ts_ns] | max')
+missed=$(final "$J" '[.incidents[] | select(.trigger | startswith("hiccup")) | .ts_ns] as $i |
+	[.hiccup.events[] | select(.duration_ns > 2100000 and .ts_ns < '"${last:-0}"' - 200000) |
+	 .ts_ns as $t | select(all($i[]; (. - $t | fabs) >= 200000))] | length')
+burner_h=$(final "$J" '[.incidents[] | select((.trigger | startswith("hiccup")) and
+	.parts[0].name == "burner" and .kind == "preempted")] | length')
 rf=$(final "$J" '.record.triggers[] | select(.trigger | startswith("runq")) | .fired')
 rs=$(final "$J" '.record.triggers[] | select(.trigger | startswith("runq")) | .skipped')
 ns=$(final "$J" '[.incidents[] | select(.trigger == "SIGUSR2,before=300ms,after=100ms")] | length')
@@ -312,14 +320,22 @@ files=$(ls "$T"/d.pftrace.* 2>/dev/null | grep -c '\.[0-9]*$')
 tmps=$(ls "$T"/d.pftrace.*.tmp 2>/dev/null | wc -l)
 want_r=$(((bursts + 9) / 10))
 diag "triggers: $bursts bursts; hiccup's events above 2 ms: $ev ($evq run-queue waits);" \
-	"hiccup>2ms $nh incidents ($burner_h by the burner), $match at the hiccup family's first ones;" \
-	"runq>2ms fired $rf skipped $rs; SIGUSR2 $ns; $ninc incidents, $files files"
+	"hiccup>2ms $nh incidents ($burner_h by the burner), $match beside the hiccup family's," \
+	"$missed of its above 2.1 ms missed; runq>2ms fired $rf skipped $rs; SIGUSR2 $ns;" \
+	"$ninc incidents, $files files"
+[ "$match" = 12 ] && [ "$missed" = 0 ] ||
+	final "$J" '(.incidents[] | select(.trigger | startswith("hiccup")) |
+		"#   incident \(.ts_ns) \(.value_ns) \(.kind) \([.parts[] | "\(.name) \(.ns)"])"),
+		(.hiccup.events[] | "#   hiccup \(.ts_ns) \(.duration_ns) \(.hiccup) \(.name)")' 2>&1 |
+		head -80
 check "triggers: latbpf exits 0 ($rc)" test "$rc" = 0
 check "triggers: hiccup>2ms fired once per hiccup above 2 ms up to max=12 ($nh; $ev of them)" \
 	test "$nh" = 12
-check "triggers: ... at the first 12 the hiccup family saw, each within 200 us ($match)" \
+check "triggers: ... each beside a wait the hiccup family saw, by the same task ($match)" \
 	test "$match" = 12
-check "triggers: ... each burst among them the burner's ($burner_h = $ev_b)" test "$burner_h" = "$ev_b"
+check "triggers: ... and none it saw above 2.1 ms before the last missed ($missed)" \
+	test "$missed" = 0
+check "triggers: ... the burner's bursts among them ($burner_h of 12)" num_le 10 "$burner_h"
 check "triggers: runq>2ms every=500ms fired once per 10 bursts ($rf, $bursts bursts)" \
 	between "$rf" $((want_r - 1)) $((want_r + 1))
 check "triggers: ... and skipped the rest ($rf + $rs; $evq run-queue waits above 2 ms)" \
