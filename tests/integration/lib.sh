@@ -122,9 +122,12 @@ need_root() {
 }
 
 # wait_for FILE REGEX [SECONDS]: until a line matches, or fail after SECONDS
+# of 20 looks a second, or at a wall-clock end
+# twice as far (six times under TCG), where a look costs a grep and a
+# sleep: 0.5 s in a guest, where a 30 s wait that failed took 5 minutes
 wait_for() {
-	local i
-	for ((i = 0; i < ${3:-10} * 20; i++)); do
+	local i end=$((SECONDS + ${3:-10} * (${LATBPF_TCG:-0} == 1 ? 6 : 2) + 1))
+	for ((i = 0; i < ${3:-10} * 20 && SECONDS < end; i++)); do
 		grep -qE "$2" "$1" 2>/dev/null && return 0
 		sleep 0.05
 	done
