@@ -220,9 +220,13 @@ for role in spin sleep futex waker dio; do
 	# preemption skips the clock's update): its run and wait times move
 	# against the tracepoints' by up to 10 us a run (CI: the spinner's
 	# 111.6 ms runnable against 115.9 in 1056 runs, 4 us a run, its run +
-	# wait equal to 0.05 ms), while their sum does not move
-	timing check "mixed: $role runnable ($q ns) = schedstat's wait time (${wait[$role]}) within 1 % + 1 ms + 10 us a run" \
-		near "$q" "${wait[$role]}" "$(awk -v x="${wait[$role]}" -v n="${pcount[$role]}" 'BEGIN { print x * 0.01 + 1e6 + n * 10000 }')"
+	# wait equal to 0.05 ms), while their sum does not move; a vCPU its
+	# host stops moves the split further (a rehearsal, 2026-11-29: the
+	# spinner's runnable 54 ms under schedstat's wait in 4083 runs, 13 us
+	# a run, with 60 ms of steal on CPU 1 and bpftrace agreeing with
+	# latbpf above), so the CPU's steal is allowed too
+	timing check "mixed: $role runnable ($q ns) = schedstat's wait time (${wait[$role]}) within 1 % + 1 ms + 10 us a run + steal ($steal)" \
+		near "$q" "${wait[$role]}" "$(awk -v x="${wait[$role]}" -v n="${pcount[$role]}" -v s="$steal" 'BEGIN { print x * 0.01 + 1e6 + n * 10000 + s }')"
 	# (a wakeup the kernel did not trace leaves that wait in the sleep
 	# before it, where schedstat counts it waiting: the fresh-clone
 	# rehearsal's sleeper was 11.4 ms short in 535 runs with 6 such;
