@@ -246,7 +246,8 @@ if [ -n "$bt" ]; then
 	bu=$(sed -n 's/^@u\[[0-9]*\]: //p' "$T/mix.bt" | awk '{ s += $1 } END { print s + 0 }')
 	lu=$(final "$J" '.time.untraced_switch_ins // 0')
 	bm=$(awk '{ n = split($0, a, " "); for (i = 1; i <= n; i++) { sub(/.*:/, "", a[i]); s += a[i] } } END { print s + 0 }' <<<"$btmiss")
-	diag "mixed: switch-ins the kernel did not trace: latbpf $lu, bpftrace $bu ($bm misses); unseen wakeups $unseen"
+	diag "mixed: switch-ins the kernel did not trace: latbpf $lu, bpftrace $bu ($bm misses); unseen wakeups $unseen;" \
+		"by interval: $(jq -r 'select(.interval and (.time.untraced_switch_ins // 0) > 0) | "\(.interval): \(.time.untraced_switch_ins)"' "$J" | tr '\n' ' ')"
 	check "mixed: latbpf's untraced switch-ins ($lu) >= bpftrace's ($bu) - its misses ($bm), and <= that + $unseen unseen wakeups + 2" \
 		between "$lu" $((bu - bm)) $((bu + unseen + 2))
 fi
