@@ -195,6 +195,10 @@ check "httpserve said nothing on stderr" test ! -s "$T/serve.err"
 # Slow readers: 8 MiB bodies, 4 clients that ask and never read. Each keeps
 # its body alive in MHD; the publisher must not notice, another scraper must
 # get a whole body, and the server must drop them on its timeout.
+# (the first server's files go first: the shell truncates them in the
+# child, after the fork, and wait_for's first look once found the old
+# "listening" line, and the read after it an empty file)
+rm -f "$T/serve.out" "$T/serve.err"
 timeout -s INT 60 "$T/httpserve" --seconds 40 --pad-kb 8192 >"$T/serve.out" 2>"$T/serve.err" &
 SRV=$!
 _pids+=("$SRV")
