@@ -297,19 +297,21 @@ nh=$(final "$J" '[.incidents[] | select(.trigger | startswith("hiccup"))] | leng
 ev=$(final "$J" '[.hiccup.events[] | select(.duration_ns > 2000000)] | length')
 evq=$(final "$J" '[.hiccup.events[] | select(.duration_ns > 2000000 and
 	(.hiccup == "preempted" or .hiccup == "wakeup"))] | length')
-# each incident beside the hiccup family's event that starts within 200 us
-# of it (both CLOCK_MONOTONIC): one there, 2 ms - 100 us or longer, named
-# among the incident's parts (what had the CPU)
+# each incident beside the hiccup family's event that starts within 1 ms
+# of it (both CLOCK_MONOTONIC; the two starts were 2-24 us apart in three
+# runs, and one incident of 12 had none within 200 us once; the bursts
+# are 50 ms apart): one there, 2 ms - 100 us or longer, named among the
+# incident's parts (what had the CPU)
 match=$(final "$J" '[.hiccup.events[]] as $e | [.incidents[] |
 	select(.trigger | startswith("hiccup")) | . as $i |
-	select(any($e[]; (.ts_ns - $i.ts_ns | fabs) < 200000 and .duration_ns >= 1900000 and
+	select(any($e[]; (.ts_ns - $i.ts_ns | fabs) < 1000000 and .duration_ns >= 1900000 and
 		(.name as $n | any($i.parts[]; .name == $n))))] | length')
 # and every wait the family saw above 2 ms + 100 us before the last of
 # them is one
 last=$(final "$J" '[.incidents[] | select(.trigger | startswith("hiccup")) | .ts_ns] | max')
 missed=$(final "$J" '[.incidents[] | select(.trigger | startswith("hiccup")) | .ts_ns] as $i |
-	[.hiccup.events[] | select(.duration_ns > 2100000 and .ts_ns < '"${last:-0}"' - 200000) |
-	 .ts_ns as $t | select(all($i[]; (. - $t | fabs) >= 200000))] | length')
+	[.hiccup.events[] | select(.duration_ns > 2100000 and .ts_ns < '"${last:-0}"' - 1000000) |
+	 .ts_ns as $t | select(all($i[]; (. - $t | fabs) >= 1000000))] | length')
 burner_h=$(final "$J" '[.incidents[] | select((.trigger | startswith("hiccup")) and
 	.parts[0].name == "burner" and .kind == "preempted")] | length')
 rf=$(final "$J" '.record.triggers[] | select(.trigger | startswith("runq")) | .fired')
@@ -327,11 +329,11 @@ diag "triggers: $bursts bursts; hiccup's events above 2 ms: $ev ($evq run-queue 
 	final "$J" '(.incidents[] | select(.trigger | startswith("hiccup")) |
 		"#   incident \(.ts_ns) \(.value_ns) \(.kind) \([.parts[] | "\(.name) \(.ns)"])"),
 		(.hiccup.events[] | "#   hiccup \(.ts_ns) \(.duration_ns) \(.hiccup) \(.name)")' 2>&1 |
-		head -80
+		head -80 >&2
 check "triggers: latbpf exits 0 ($rc)" test "$rc" = 0
 check "triggers: hiccup>2ms fired once per hiccup above 2 ms up to max=12 ($nh; $ev of them)" \
 	test "$nh" = 12
-check "triggers: ... each beside a wait the hiccup family saw, by the same task ($match)" \
+check "triggers: ... each within 1 ms of a wait the hiccup family saw, by the same task ($match)" \
 	test "$match" = 12
 check "triggers: ... and none it saw above 2.1 ms before the last missed ($missed)" \
 	test "$missed" = 0
