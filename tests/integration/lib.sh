@@ -50,6 +50,8 @@ is_num() { [[ "$1" =~ ^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$ ]] || { diag "not 
 is_int() { [[ "$1" =~ ^-?[0-9]{1,18}$ ]]; }
 num_le() {
 	is_num "$1" && is_num "$2" || return 1
+	# (10# reads leading zeros as decimal but takes no sign: the sign,
+	# "-" or "", is put back as a factor of -1 or 1)
 	if is_int "$1" && is_int "$2"; then (( 10#${1#-} * ${1%%[0-9]*}1 <= 10#${2#-} * ${2%%[0-9]*}1 )); return; fi
 	awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 <= b + 0) }'
 }
@@ -121,10 +123,10 @@ need_root() {
 	mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 }
 
-# wait_for FILE REGEX [SECONDS]: until a line matches, or fail after SECONDS
-# of 20 looks a second, or at a wall-clock end
-# twice as far (six times under TCG), where a look costs a grep and a
-# sleep: 0.5 s in a guest, where a 30 s wait that failed took 5 minutes
+# wait_for FILE REGEX [SECONDS]: until a line matches, or fail after
+# SECONDS x 20 looks, or at twice SECONDS of wall time (six times under
+# TCG, where a look, a grep and a sleep, takes 0.5 s: a 30 s wait that
+# failed there took 5 minutes)
 wait_for() {
 	local i end=$((SECONDS + ${3:-10} * (${LATBPF_TCG:-0} == 1 ? 6 : 2) + 1))
 	for ((i = 0; i < ${3:-10} * 20 && SECONDS < end; i++)); do

@@ -11,11 +11,12 @@ PORT=$(free_port) || cannot_run "no free TCP port on 127.0.0.1"
 # each server runs until its part kills it, bounded: 60 s, and under TCG
 # 600 (the 6.1-rt guest took over 90 s for parts 1 and 2 once; the first
 # server was gone when part 2b's first client connected)
-SRV_FOR=$(tcg_bound 60) SRV_TMO=$(($(tcg_bound 60) + 30))
+SRV_FOR=$(tcg_bound 60)
+SRV_TMO=$((SRV_FOR + 30))
 
 # 1. RTT against ss, on loopback
-# (serving for 60 s, parts 1 and 2 take a few minutes under an emulator;
-# stopped after part 2)
+# (serving until stopped after part 2: parts 1 and 2 take minutes under
+# an emulator)
 timeout $SRV_TMO "$W" --cpu 1 tcpserver --port $PORT --for ${SRV_FOR}s >"$T/srv" &
 srv=$!
 _pids+=($srv)
