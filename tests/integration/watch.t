@@ -40,7 +40,11 @@ nb=$(cpu1 '[.top[] | select(.name == "fifob") | .count] | add // 0')
 nh=$(cpu1 '[.top[] | select(.name == "hogger") | .count] | add // 0')
 te=$(cpu1 '[.top[] | select(.name == "elsewhere")] | length')
 bursts=$(sed -n 's/^bursts=\([0-9]*\).*/\1/p' "$T/burn.work")
-ev=$(final "$J" '[.hiccup.events[] | select(.hiccup == "ran" and .comm == "fifob" and .cpu == 1 and .duration_ns >= 4000000)] | length')
+whole=$(sed -n 's/^bursts=.* whole=\([0-9]*\).*/\1/p' "$T/burn.work")
+# a run's time is less the interrupts timed in it: under TCG they took 14 %
+# of CPU 1 in one 6.1-rt guest run (a 5 ms burst 3.7 ms) and 39 % in
+# another (8 of 19 bursts under 4 ms), so a burst is a run of half one
+ev=$(final "$J" '[.hiccup.events[] | select(.hiccup == "ran" and .comm == "fifob" and .cpu == 1 and .duration_ns >= 2500000)] | length')
 db=$((b1 - b0)) dh=$((h1 - h0))
 diag "CPU 1: fifob $tb ns in $nb runs (schedstat $db, $bursts bursts, $ev events), hogger $th ns in $nh runs (schedstat $dh); elsewhere listed $te times"
 # 1 %, and 30 us a run (above); and below, the interrupts latbpf timed on
@@ -63,7 +67,13 @@ timing check "the FIFO burner's time on CPU 1 ($tb ns) = its runtime ($db ns) +-
 timing check "the pinned hog's time on CPU 1 ($th ns) = its runtime ($dh ns) +- 1 % (- interrupts, + steal)" \
 	between "$th" $((dh * 99 / 100 - 30000 * nh - irqs)) $((dh * 101 / 100 + 30000 * nh + st))
 check "the process on CPU 0 is not on CPU 1's list" test "$te" = 0
-check "each burst a 'ran' event on CPU 1 ($ev of $bursts)" between "$ev" $((bursts - 1)) $((bursts + 1))
+# A burst the burner was switched out of (getrusage's involuntary switches:
+# a task above it, or the fair server) runs in pieces: the bursts spun
+# whole are the ones that must each be an event, and half of them at least
+# are whole. (CI's 6.1-rt guest: 15 events of 4 ms for 19 bursts.)
+check "each burst spun whole a 'ran' event on CPU 1 ($ev events; ${whole:-?} whole of $bursts bursts, half at least)" \
+	bash -c "[ '${whole:-0}' -ge $((bursts / 2)) ] && [ '$ev' -ge $((${whole:-1} - 1)) ] && [ '$ev' -le $((bursts + 1)) ]"
+
 check "CPU 1 is marked watched" test "$(cpu1 .watched)" = true
 check "its runs are counted (ran: $(cpu1 .ran))" num_le 20 "$(cpu1 .ran)"
 check "provenance: no target, CPU 1 watched" \
