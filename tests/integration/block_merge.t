@@ -129,7 +129,7 @@ check "the target is still waiting for its go, with latbpf attached ($tc)" test 
 kill -USR1 "$TG"
 wait $tw
 trc=$?
-for ((i = 0; i < 100; i++)); do kill -0 "$LAT_PID" 2>/dev/null || break; sleep 0.1; done
+for ((i = 0; i < 300; i++)); do kill -0 "$LAT_PID" 2>/dev/null || break; sleep 0.1; done
 stop "$LAT_PID"
 lrc=$?
 read -r -a s1 </sys/block/$DEV/stat

@@ -176,7 +176,8 @@ for ((i = 0; i < NB; i++)); do
 done
 end=$((SECONDS + 280))
 while [ $SECONDS -lt $end ]; do
-	[ "$(cat "$T"/many-b*.work 2>/dev/null | grep -c '^ready')" -ge $NB ] && break
+	files_with '^ready' "$T"/many-b*.work
+	[ "$MATCHED" -ge $NB ] && break
 	sleep 0.2
 done
 bps=($(sed -n 's/^ready //p' "$T"/many-b*.work))
@@ -203,7 +204,8 @@ kill -USR1 "$hog"
 kill -USR1 "${bps[@]}"
 end=$((SECONDS + 120))
 while [ $SECONDS -lt $end ]; do
-	[ "$(cat "$T"/many-b*.work | grep -c '^bursts=')" -ge $NB ] && break
+	files_with '^bursts=' "$T"/many-b*.work
+	[ "$MATCHED" -ge $NB ] && break
 	sleep 0.2
 done
 stop "$keep"

@@ -6,7 +6,9 @@ O=${O:-build}
 LATBPF=$O/latbpf
 LATWORK=$O/tools/latwork
 export PATH="$PATH:/usr/sbin:/sbin"
-T=$(mktemp -d /tmp/latbpf-test.XXXXXX)
+# LATBPF_TEST_TMP: where the test's files go (/tmp; make test-kernels: the
+# guest's own disk, not the 9p scratch directory that carries its output)
+T=$(mktemp -d "${LATBPF_TEST_TMP:-/tmp}/latbpf-test.XXXXXX")
 _n=0
 _fail=0
 _pids=()
@@ -123,15 +125,63 @@ need_root() {
 	mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 }
 
-# wait_for FILE REGEX [SECONDS]: until a line matches, or fail after
-# SECONDS x 20 looks, or at twice SECONDS of wall time (six times under
-# TCG, where a look, a grep and a sleep, takes 0.5 s: a 30 s wait that
-# failed there took 5 minutes)
+# nap S: sleeps S seconds (a decimal) without a process: a timed read on a
+# pipe of the test's own that nobody writes (not a FIFO in $T: under make
+# test-kernels $T is on 9p, which refuses them). And `sleep S` is nap S in the
+# tests (any other sleep is the command's): under qemu's TCG /bin/sleep
+# costs 0.10 s of the guest's CPU, which the polling loops (a look, then a
+# sleep of 50 ms) took from what they waited for: latbpf's attach and exit
+# on the same CPU (2026-11-29: 100 looks in the 6.1 guest's hiccup.t).
+exec {_nap_fd}<> <(:)
+nap() {
+	local s=${1%%.*} f=000000 now end left
+	[[ $1 == *.* ]] && f=${1#*.}000000
+	end=$((${EPOCHREALTIME//[!0-9]/} + 10#${s:-0} * 1000000 + 10#${f:0:6}))
+	# again when a signal's trap ended the read early
+	while now=${EPOCHREALTIME//[!0-9]/} && ((now < end)); do
+		left=$((end - now))
+		printf -v left '%d.%06d' $((left / 1000000)) $((left % 1000000))
+		read -r -t "$left" -u "$_nap_fd" _
+	done
+	return 0
+}
+sleep() {
+	if [[ $# == 1 && $1 =~ ^[0-9]*\.?[0-9]+$ ]]; then nap "$1"; else command sleep "$@"; fi
+}
+
+# has_line FILE REGEX: FILE has a whole line (ended by its newline: one
+# being written is not yet one) that matches the extended REGEX (bash's
+# =~, grep -E's syntax); bash's own reads, no process
+has_line() {
+	local l
+	[ -r "$1" ] || return 1
+	while IFS= read -r l; do
+		[[ $l =~ $2 ]] && return 0
+	done <"$1"
+	return 1
+}
+# files_with REGEX FILE...: sets MATCHED to how many FILEs have such a line
+files_with() {
+	local re=$1 f
+	shift
+	MATCHED=0
+	for f; do
+		has_line "$f" "$re" && MATCHED=$((MATCHED + 1))
+	done
+	return 0
+}
+
+# wait_for FILE REGEX [SECONDS]: until a whole line matches the extended
+# REGEX (has_line), or fail after SECONDS x 20 looks, or at twice SECONDS
+# of wall time; under TCG, at six times SECONDS of wall time (a 30 s wait
+# that failed there took 5 minutes). A look and its nap start no process:
+# the loop takes no CPU from what it waits for.
 wait_for() {
 	local i end=$((SECONDS + ${3:-10} * (${LATBPF_TCG:-0} == 1 ? 6 : 2) + 1))
-	for ((i = 0; i < ${3:-10} * 20 && SECONDS < end; i++)); do
-		grep -qE "$2" "$1" 2>/dev/null && return 0
-		sleep 0.05
+	local looks=$((${3:-10} * 20 * (${LATBPF_TCG:-0} == 1 ? 6 : 1)))
+	for ((i = 0; i < looks && SECONDS < end; i++)); do
+		has_line "$1" "$2" && return 0
+		nap 0.05
 	done
 	diag "timed out waiting for /$2/ in $1: $(tail -3 "$1" 2>/dev/null)"
 	return 1

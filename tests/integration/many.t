@@ -33,7 +33,7 @@ lp=$(pgrep -P "$LAT_PID" -x latbpf || echo "$LAT_PID")
 fds=$(ls /proc/"$lp"/fd | wc -l)
 # the last targets go: latbpf ends by itself
 kill "$known" "${idle[@]}" 2>/dev/null
-for ((i = 0; i < 100; i++)); do kill -0 "$LAT_PID" 2>/dev/null || break; sleep 0.1; done
+for ((i = 0; i < 300; i++)); do kill -0 "$LAT_PID" 2>/dev/null || break; sleep 0.1; done
 stop "$LAT_PID"
 ok $? "latbpf ends by itself once all $N have exited, exit 0"
 check "... saying so" grep -q "target exited" "$T/m.err"

@@ -65,7 +65,7 @@ wait_for "$T/late.work" '^sleeps=' 30
 wait_for "$T/early.work" '^sleeps=' 30
 
 # 3. the late child has exited; its pid goes to a stranger outside the tree
-for ((i = 0; i < 50; i++)); do kill -0 "$lp" 2>/dev/null || break; sleep 0.1; done
+for ((i = 0; i < 150; i++)); do kill -0 "$lp" 2>/dev/null || break; sleep 0.1; done
 stranger=
 for ((i = 0; i < 50; i++)); do
 	echo $((lp - 1)) >/proc/sys/kernel/ns_last_pid
@@ -81,7 +81,7 @@ if [ -n "$stranger" ]; then
 fi
 ok "$(kill -0 "$LAT_PID" 2>/dev/null; echo $?)" "latbpf still runs: P ($P) lives"
 touch "$T/end"
-for ((i = 0; i < 100; i++)); do kill -0 "$LAT_PID" 2>/dev/null || break; sleep 0.1; done
+for ((i = 0; i < 300; i++)); do kill -0 "$LAT_PID" 2>/dev/null || break; sleep 0.1; done
 stop "$LAT_PID"
 ok $? "latbpf ends by itself when P exits, exit 0"
 grep -q "target exited" "$T/p.err"
