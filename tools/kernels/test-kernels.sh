@@ -112,7 +112,7 @@ boot() {
 		{ echo "test-kernels: cannot make the guest's disk" >&2; exit 2; }
 	cat >"$s/cmd" <<CMD
 cd '$(guest_path "$repo")' || exit 2
-export O='$(guest_path "$O")' LATBPF_TCG=1
+export O='$(guest_path "$O")' LATBPF_TCG=1 LATBPF_TEST_TMP=/var/tmp
 echo "== \$(uname -r): \$(nproc) CPUs, \$(awk '/MemTotal/ { print \$2 / 1024 " MiB" }' /proc/meminfo)"
 # each family's attach mode on this kernel, for the log
 '$(guest_path "$O")/latbpf' --probes sched,hiccup,fault,block,tcp --duration 1s --no-tui -- /bin/true 2>&1 |
