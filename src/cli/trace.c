@@ -466,7 +466,6 @@ out:
  * run ends at the last poll instead), then the whole run's. */
 static int finish(struct trace *t, int err)
 {
-	lat_away_end(&t->away);
 	for (int i = 0; i < t->nsinks; i++)
 		if (t->sinks[i]->ops->stop)
 			t->sinks[i]->ops->stop(t->sinks[i]);

@@ -72,7 +72,7 @@ bool lat_away_update(struct lat_away *a, const struct lat_run *run)
 	/* sharing a busy target's only CPU at SCHED_IDLE, latbpf would not run
 	 * while the target does (a 3 s run took 60 s): there it keeps the
 	 * priority it was started with, and its time is "latbpf (self)" */
-	if (a->want_idle && !a->ended && a->stuck == a->idle_now) {
+	if (a->want_idle && a->stuck == a->idle_now) {
 		bool idle = !a->stuck;
 
 		/* in after the policy, out before it */
@@ -334,20 +334,6 @@ void lat_away_guard_stop(struct lat_away *a)
 	a->guard_on = false;
 	if (__atomic_exchange_n(&lifted, 0, __ATOMIC_ACQ_REL))
 		set_priority(0, &idle);
-}
-
-void lat_away_end(struct lat_away *a)
-{
-	bool normal = false;
-
-	lat_away_guard_stop(a);
-	if (!a->want_idle || a->ended)
-		return;
-	/* what the run had stays in the records (priority, idle_now) */
-	a->ended = true;
-	if (a->idle_now)
-		move_all(a, false);
-	each_thread(set_priority, &normal);
 }
 
 void lat_away_leave(struct lat_away *a)

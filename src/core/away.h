@@ -26,7 +26,6 @@ struct lat_away {
 	const char *yielded;	/* what lat_away_yield() got */
 	bool want_idle;		/* it yielded (not --priority normal) */
 	bool idle_now;		/* and is yielded now (not while stuck) */
-	bool ended;		/* lat_away_end: the start's priority again */
 	int guard_fd;		/* the guard's timer; -1: no guard */
 	bool guard_on;
 	int guard_stop;		/* set: the guard ends at its next wake */
@@ -83,17 +82,6 @@ void lat_away_guard_arm(struct lat_away *a, unsigned long long due_ns,
 /* polls the guard lifted, so far */
 unsigned long long lat_away_guard_polls(void);
 void lat_away_guard_stop(struct lat_away *a);
-/*
- * The run is over (a signal, the duration, the target gone): what is left
- * is bounded, one poll, the final records and the detach, and a user
- * waits for it. At SCHED_IDLE on a busy machine it waited on every task
- * (a 6.1-rt guest with 2,000 threads of a target: 140 s from SIGINT to
- * exit), and the programs kept running until the detach. So the guard
- * ends and every thread gets back the priority latbpf was started with,
- * out of the idle cgroup; its brief sleeps in long work still let a
- * target waking on its CPU in (core/yield.c).
- */
-void lat_away_end(struct lat_away *a);
 /* at the end: latbpf's threads back in their cgroup, the idle one removed */
 void lat_away_leave(struct lat_away *a);
 
