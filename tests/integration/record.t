@@ -80,7 +80,11 @@ tp a "$T/a.pftrace" \
 	"select sum(ts.dur) from thread_state ts join thread t using(utid)
 	 where t.tid = $hog and ts.state in ('R', 'R+')" \
 	"select count(*) n, sum(extract_arg(s.arg_set_id, 'debug.intruder') = 'burner') b,
-	        min(s.dur) lo
+	        min(s.dur) lo,
+	        sum(extract_arg(s.arg_set_id, 'debug.kind') in ('preempted', 'wakeup')) w,
+	        group_concat(case when extract_arg(s.arg_set_id, 'debug.kind') not in ('preempted', 'wakeup')
+	          then extract_arg(s.arg_set_id, 'debug.kind') || ' ' || s.dur || ' ns ' ||
+	            extract_arg(s.arg_set_id, 'debug.intruder') end, ', ') i
 	 from slice s join thread_track tt on s.track_id = tt.id join thread t using(utid)
 	 where t.tid = $hog and tt.name = 'latbpf: waits'" \
 	"select t.name from thread t where t.tid = $bp" \
@@ -97,7 +101,8 @@ tp a "$T/a.pftrace" \
 n=$(ans a 1 .[0].n) lo=$(ans a 1 .[0].lo) hi=$(ans a 1 .[0].hi) total=$(ans a 1 .[0].total)
 split=$(ans a 1 .[0].split)
 runnable=$(ans a 2) others=$(ans a 5) ball=$(ans a 6)
-an=$(ans a 3 .[0].n) ab=$(ans a 3 .[0].b) alo=$(ans a 3 .[0].lo)
+an=$(ans a 3 .[0].n) ab=$(ans a 3 .[0].b) alo=$(ans a 3 .[0].lo) aw=$(ans a 3 .[0].w)
+ai=$(ans a 3 .[0].i)
 diag "burner: $bursts bursts; trace processor: CPU 1 has $n burner bursts ${lo}..${hi} ns ($split split), its runs $total ns;" \
 	"the target runnable $runnable ns; $an annotations ($ab from the burner, shortest $alo ns)"
 check "burner: trace processor names it ('$(ans a 4)')" test "$(ans a 4)" = burner
@@ -129,8 +134,13 @@ timing check "burner: the target runnable ($runnable ns) as long as the burner r
 # the bursts, and whatever else held CPU 1 for 2 ms (a neighbour's job):
 # as many as the hiccup family's events of 2 ms or more
 hn=$(final "$T/a.json" '[.hiccup.events[] | select(.duration_ns >= 2000000)] | length')
-check "burner: an annotation per hiccup above the 2 ms threshold ($an; hiccup's events: $hn)" \
-	between "$an" $((hn - 2)) $((hn + 2))
+# The hiccup family's events are its waits (preempted, woken late); an
+# interrupt of the running target it times in its histograms, no event.
+# The recorder annotates both: its waits are compared (CI's host once ran
+# a 13 ms TIMER softirq on CPU 1 among 6 interruptions of 2 ms and more)
+diag "burner: the annotations of interruptions: ${ai:-none}"
+check "burner: an annotation per wait above the 2 ms threshold ($aw of $an; hiccup's events: $hn)" \
+	between "${aw:-0}" $((hn - 2)) $((hn + 2))
 check "burner: ... those naming the burner ($ab) = its bursts ($bursts) +- 1" \
 	between "$ab" $((bursts - 1)) $((bursts + 1))
 check "burner: none below the threshold ($alo ns)" num_le 2000000 "$alo"
@@ -138,20 +148,26 @@ inc='.incidents[0]'
 kind=$(final "$T/a.json" "$inc | \"\(.trigger) \(.kind) \(.file)\"")
 d=$(final "$T/a.json" "$inc | .delay_ns") s=$(parts_sum "$T/a.json" "$inc")
 bns=$(final "$T/a.json" "$inc | [.parts[] | select(.name == \"burner\") | .ns] | add // 0")
-check "burner: the exit incident: the longest wait, preempted ('$kind')" \
-	test "$kind" = "exit preempted $T/a.pftrace"
+# the longest wait: a burst, preempted; or an interruption longer than a
+# burst (the 13 ms TIMER softirq above), its largest part not the burner's
+big=$(final "$T/a.json" "$inc | [.parts[] | select(.name != \"burner\")] | max_by(.ns) // {} | \"\(.ns // 0) \(.name // \"-\")\"")
+check "burner: the exit incident: the longest wait, preempted, or an interruption longer than a burst ('$kind'; else ${big:-none})" \
+	bash -c "[ '$kind' = 'exit preempted $T/a.pftrace' ] || { [[ '$kind' == 'exit '*irq' $T/a.pftrace' ]] && [ '${big%% *}' -gt 3060000 ]; }"
 check "burner: its parts add up to the wait ($s = $d)" test "$s" = "$d"
 tns=$(final "$T/a.json" "$inc | .tasks_ns")
 # the burst's tasks: the burner, and whatever split its burst (above)
-timing check "burner: ... a burst of it the tasks' ($tns ns)" \
-	between "$tns" 2940000 $((3060000 + st1 - st0 + $(steal_tick_ns)))
+if [ "$kind" = "exit preempted $T/a.pftrace" ]; then
+	timing check "burner: ... a burst of it the tasks' ($tns ns)" \
+		between "$tns" 2940000 $((3060000 + st1 - st0 + $(steal_tick_ns)))
+else
+	check "burner: ... the interruption's tasks' share below a burst ($tns ns)" num_le "$tns" 3060000
+fi
 # unless a switch the kernel did not emit left the target runnable in the
 # trace longer than any burst (the host once: 3 such, 19.4 ms in all, and
 # the longest wait was that gap, none of it the burner's)
 # or another task held CPU 1 longer than a burst (the fresh-clone rehearsal
 # of 2026-11-27: a 4.07 ms wait with none of it the burner's): then that
 # wait is rightly the longest, and its largest part names who
-big=$(final "$T/a.json" "$inc | [.parts[] | select(.name != \"burner\")] | max_by(.ns) // {} | \"\(.ns // 0) \(.name // \"-\")\"")
 diag "burner: the exit incident's largest part not the burner's: ${big:-none}"
 check "... most of it the burner's ($bns ns; switches the kernel did not emit: ${gaps:-0}, the wait $d ns; else ${big:-none})" \
 	bash -c "[ '${bns:-0}' -ge 2000000 ] || { [ '${gaps:-0}' -gt 0 ] && [ '${d:-0}' -gt 3300000 ]; } ||
