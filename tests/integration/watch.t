@@ -70,9 +70,11 @@ check "the process on CPU 0 is not on CPU 1's list" test "$te" = 0
 # A burst the burner was switched out of (getrusage's involuntary switches:
 # a task above it, or the fair server) runs in pieces: the bursts spun
 # whole are the ones that must each be an event, and half of them at least
-# are whole. (CI's 6.1-rt guest: 15 events of 4 ms for 19 bursts.)
+# are whole. (CI's 6.1-rt guest: 15 events of 4 ms for 19 bursts.) Two
+# runs more may reach half a burst: the burner's start (from its go to its
+# first sleep) and its exit, under TCG (the 6.1 guest: 21 for 19 whole).
 check "each burst spun whole a 'ran' event on CPU 1 ($ev events; ${whole:-?} whole of $bursts bursts, half at least)" \
-	bash -c "[ '${whole:-0}' -ge $((bursts / 2)) ] && [ '$ev' -ge $((${whole:-1} - 1)) ] && [ '$ev' -le $((bursts + 1)) ]"
+	bash -c "[ '${whole:-0}' -ge $((bursts / 2)) ] && [ '$ev' -ge $((${whole:-1} - 1)) ] && [ '$ev' -le $((bursts + 2)) ]"
 
 check "CPU 1 is marked watched" test "$(cpu1 .watched)" = true
 check "its runs are counted (ran: $(cpu1 .ran))" num_le 20 "$(cpu1 .ran)"
