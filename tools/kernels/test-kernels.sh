@@ -14,8 +14,7 @@
 # env: KERNELS  Debian flavours, each FLAVOUR[=ABI] ("" for none; default "amd64 rt-amd64":
 #               the newest 6.1 generic and PREEMPT_RT in the archive)
 #      TESTS    test files (default: every tests/integration/*.t except the
-#               kernel-independent ones listed in SKIP_FILES below, and on
-#               PREEMPT_RT those in RT_SKIP)
+#               kernel-independent ones listed in SKIP_FILES below)
 #      SMP MEM  the guest's CPUs and MiB (2, 2048)
 #      MANY_CPUS  CPUs of the last boot (64; 0: no such boot)
 #      LATBPF_KCACHE  where kernels are cached (/var/cache/latbpf/kernels)
@@ -77,7 +76,6 @@ export PATH=$PATH:/usr/sbin:/sbin
 #                  sockets); the kernel interfaces are hiccup.t's and
 #                  sched_*.t's, run there
 SKIP_FILES="build.t layers.t yield.t pgbench.t record.t cli.t hlog_format.t prom_http.t hlog.t prom.t tty.t report.t fuzz_cli.t hostile.t bench.t cpus.t affinity.t man.t package.t webconfig.t exporter.t time_delayacct.t"
-asked=${TESTS:-}
 if [ -z "${TESTS:-}" ]; then
 	TESTS=
 	for f in tests/integration/*.t; do
@@ -157,20 +155,11 @@ start() {
 	{ boot "$@" >"$out" 2>&1; echo $? >"$out.rc"; cat "$out"; } &
 	jobs_+=("$out")
 }
-# Not run on PREEMPT_RT as well, and why (none now: json.t was, for CI's
-# time, until the guests' root was cached and their files local; the
-# 6.1-rt guest then took 1013 s against 1138 for the other slot)
-RT_SKIP=""
+# Every test runs on PREEMPT_RT as well (json.t was left out for CI's time
+# until the guests' root was cached and their files local; the 6.1-rt
+# guest then took 1013 s against 1138 for the other slot)
 for k in ${KERNELS-amd64 rt-amd64}; do
-	t=$TESTS
-	if [ -z "$asked" ] && [ "${k#rt-}" != "$k" ]; then
-		t=
-		for f in $TESTS; do
-			case " $RT_SKIP " in *" ${f##*/} "*) continue ;; esac
-			t="$t $f"
-		done
-	fi
-	start "$k" "${SMP:-2}" $t
+	start "$k" "${SMP:-2}" $TESTS
 done
 if [ "${MANY_CPUS:-64}" -gt 0 ]; then
 	start amd64 "${MANY_CPUS:-64}" tests/integration/cpus.t
