@@ -353,6 +353,15 @@ static __always_inline __u32 time_take(struct time_task *tm)
 	return o.mark;
 }
 
+/* Where an episode that began at ts is credited from: past what its mark
+ * says was credited already, and not before the window's start t0 */
+static __always_inline __u64 time_from(__u64 ts, __u32 mark, __u64 t0)
+{
+	__u64 from = ts + ((__u64)mark << TIME_MARK_SHIFT);
+
+	return from > t0 ? from : t0;
+}
+
 /* Closes t's episode of key that began at ts (its account tm) at end: its
  * time since the last credit, and, when it ended by itself (hist) and its
  * start is known, its length as a sample. From end to now (end < now only
@@ -361,13 +370,13 @@ static __always_inline void time_close_at(struct task_struct *t, struct time_tas
 					  __u64 end, __u64 now, bool hist,
 					  struct lat_time_fixed *f)
 {
-	__u64 from = ts + ((__u64)time_take(tm) << TIME_MARK_SHIFT), d;
-	__u32 key = tm->key;
+	__u32 mark = time_take(tm), key = tm->key;
+	__u64 t0 = time_t0, from, d;
 
 	hist = hist && !(tm->flags & TIME_F_PARTIAL);
-	if (!time_t0)
+	if (!t0)
 		return;		/* not open yet: no time, no samples */
-	from = from > time_t0 ? from : time_t0;
+	from = time_from(ts, mark, t0);
 	d = end > from ? end - from : 0;
 	time_add(key, d, hist, end - ts, false, f);
 	if (time_per_thread)
@@ -388,19 +397,24 @@ static __always_inline void time_close(struct task_struct *t, struct time_task *
 	time_close_at(t, tm, ts, now, now, hist, f);
 }
 
+/* The account word of a new episode of key, after one whose flags were
+ * flags: mark 0, the next generation, the state known */
+_Static_assert(__builtin_offsetof(struct time_task, key) == 4 &&
+	       __builtin_offsetof(struct time_task, flags) == 6, "time_word's layout");
+static __always_inline __u64 time_word(__u16 flags, __u32 key)
+{
+	return ((__u64)((flags & ~(TIME_GEN - 1)) + TIME_GEN + TIME_F_KNOWN) << 48) |
+	       ((__u64)key << 32);
+}
+
 /* A new episode of key from now; ts: the record's timestamp. The account
  * is one word, written after ts: while the iterator may run, with an
  * exchange, so an iterator that sees the new generation sees its timestamp
  * too; otherwise with one plain store. */
 static __always_inline void time_open(struct time_task *tm, __u64 *ts, __u32 key, __u64 now)
 {
-	struct time_task o = {
-		.key = key,
-		.flags = (tm->flags & ~(TIME_GEN - 1)) + TIME_GEN + TIME_F_KNOWN,
-	};
-	__u64 nw;
+	__u64 nw = time_word(tm->flags, key);
 
-	__builtin_memcpy(&nw, &o, sizeof(nw));
 	*ts = now;
 	if (time_iter_busy)
 		__sync_lock_test_and_set((__u64 *)tm, nw);
@@ -437,12 +451,6 @@ static __always_inline __u32 time_sleep_key(struct task_struct *t, __u32 state, 
  * for every case cost the switch about 20 ns more than these
  * (docs/performance.md, 2026-11-29).
  */
-static __always_inline __u64 time_word(__u16 flags, __u32 key)
-{
-	return ((__u64)((flags & ~(TIME_GEN - 1)) + TIME_GEN + TIME_F_KNOWN) << 48) |
-	       ((__u64)key << 32);
-}
-
 /* prev, running, leaves: true when done (and counted, count: for sched) */
 static __always_inline bool time_out_fast(bool preempt, __u32 state, struct task_struct *prev,
 					  struct time_task *tm, __u64 *tsp, __u64 ts, bool cast,
@@ -456,8 +464,7 @@ static __always_inline bool time_out_fast(bool preempt, __u32 state, struct task
 	if (!ts || (state & 0x80 /* TASK_DEAD */) || !(fl & TIME_F_KNOWN) ||
 	    LAT_TIME_KEY_STATE(key) != LAT_TIME_RUNNING)
 		return false;
-	from = ts + ((w & 0xffffffffULL) << TIME_MARK_SHIFT);
-	from = from > t0 ? from : t0;
+	from = time_from(ts, (__u32)w, t0);
 	d = now > from ? now - from : 0;
 	f->running_ns += d;
 	if (time_per_thread)
@@ -486,8 +493,7 @@ static __always_inline bool time_in_fast(struct task_struct *next, struct time_t
 
 	if (!ts || !(fl & TIME_F_KNOWN) || LAT_TIME_KEY_STATE(key) != LAT_TIME_RUNNABLE)
 		return false;
-	from = ts + ((w & 0xffffffffULL) << TIME_MARK_SHIFT);
-	from = from > t0 ? from : t0;
+	from = time_from(ts, (__u32)w, t0);
 	d = now > from ? now - from : 0;
 	s = &f->runnable[code < LAT_TIME_NR_RUNNABLE ? code : 0];
 	s->ns += d;
