@@ -131,6 +131,14 @@ detach() {
 	TRACER=
 }
 
+# tracer_ns: "NAME=NS ..." of the tracer's programs (the ones that appeared
+# when it attached) that ran, ns per run by the kernel's accounting
+tracer_ns() {
+	bpftool prog show -j 2>/dev/null | jq -r --argjson before "$PROGS_BEFORE" \
+		'[.[] | select((.id as $i | $before | index($i) | not) and (.run_cnt // 0) > 1000) |
+		  "\(.name)=\(.run_time_ns / .run_cnt | floor)"] | join(" ")'
+}
+
 # cpu_ns PID: the CPU time of all its threads, in ns
 cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
 
@@ -169,10 +177,7 @@ measure() {
 		sysctl -qw kernel.bpf_stats_enabled=1
 		attach "$cfg"
 		workload "$wl" >/dev/null
-		# the tracer's programs: the ones that appeared when it attached
-		ns=$(bpftool prog show -j 2>/dev/null | jq -r --argjson before "$PROGS_BEFORE" \
-			'[.[] | select((.id as $i | $before | index($i) | not) and (.run_cnt // 0) > 1000) |
-			  "\(.name)=\(.run_time_ns / .run_cnt | floor)"] | join(" ")')
+		ns=$(tracer_ns)
 		detach
 		sysctl -qw kernel.bpf_stats_enabled=0
 	fi
@@ -221,10 +226,8 @@ for ((k = 0; k < SWITCH_ROUNDS; k++)); do
 	for cfg in floor+clock sched time; do
 		attach "$cfg"
 		workload pipe-pinned >/dev/null
-		bpftool prog show -j 2>/dev/null | jq -r --arg cfg "$cfg" --arg k "$k" --argjson before "$PROGS_BEFORE" \
-			'[.[] | select((.id as $i | $before | index($i) | not) and (.run_cnt // 0) > 1000 and
-			  (.name | test("^(stamp_switch|sched_switch|sched_switch_cast)$")))] |
-			 if length > 0 then "\($k)\t\($cfg)\t\(.[0].run_time_ns / .[0].run_cnt | floor)" else empty end' >>"$W/switch.tsv"
+		tr ' ' '\n' <<<"$(tracer_ns)" | awk -F= -v k="$k" -v cfg="$cfg" \
+			'$1 ~ /^(stamp_switch|sched_switch|sched_switch_cast)$/ { print k "\t" cfg "\t" $2; exit }' >>"$W/switch.tsv"
 		detach
 	done
 done
@@ -281,7 +284,7 @@ verdict() { # DESCRIPTION CONDITION(awk on the numbers); a missing number misses
 }
 pp() { get ".results[] | select(.workload == \"pipe-pinned\" and .config == \"$1\") | .slowdown_pct.median"; }
 fl=$(pp floor) sh=$(pp sched+hiccup) rq=$(pp runqlat) idle=$(pp pid-idle) fc=$(pp floor+clock)
-# the switch budgets: medians of the alternating rounds (above)
+# the switch budgets: the alternating rounds (above); their medians shown
 sw=$(get '.switch_rounds.sched.median')
 fsw=$(get '.results[] | select(.workload == "pipe-pinned" and .config == "floor") | .ns_per_event.floor_switch')
 fa=$(get '.results[] | select(.workload == "fio" and .config == "all") | .slowdown_pct.median')
