@@ -32,6 +32,11 @@
  *       --fifo. Prints "bursts=<n> whole=<n>" 20 ms after the last (its
  *       exit is not part of a burst): whole, the bursts it spun without
  *       being switched out (getrusage's ru_nivcsw around each).
+ *   latwork [common] idler  --period DUR --burst DUR --for DUR
+ *       at SCHED_IDLE, every period (absolute schedule) burst of its own
+ *       CPU time in 50 us stretches, a 1 us sleep after each: latbpf's
+ *       loader without its work (yield.t's control). Prints "bursts=<n>
+ *       naps=<n>".
  *   latwork [common] futex  --count N [--sleep DUR]
  *       two threads (the second on the first's CPUs) take N turns each:
  *       each spins DUR (default 1 ms), then hands the turn to the other
@@ -448,6 +453,46 @@ static int run_burner(void)
 	ts.tv_nsec = 20000000;
 	nanosleep(&ts, NULL);
 	printf("bursts=%lld whole=%lld\n", bursts, whole);
+	return 0;
+}
+
+/* idler: a stand-in for latbpf's loader that does no work of its own
+ * (yield.t's control): at SCHED_IDLE, every period a burst of CPU time
+ * (the thread's own clock, read once a stretch, so the share is the same
+ * however often it is preempted) in 50 us stretches, each followed by a 1 us sleep, as latbpf's
+ * yield points (src/core/yield.c) */
+static long long thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int run_idler(void)
+{
+	const struct timespec nap = { 0, 1000 };
+	long long start = now_ns(), next, end = start + for_ns, bursts = 0, naps = 0, c0, s0;
+	struct timespec ts;
+
+	if (sched_setscheduler(0, SCHED_IDLE, &(struct sched_param){ 0 })) {
+		perror("latwork: SCHED_IDLE");
+		return 1;
+	}
+	for (next = start + period_ns; next + burst_ns <= end; next += period_ns) {
+		ts.tv_sec = next / 1000000000LL;
+		ts.tv_nsec = next % 1000000000LL;
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		for (c0 = thread_cpu_ns(); thread_cpu_ns() - c0 < burst_ns; naps++) {
+			/* the wall clock (vDSO): a thread's CPU clock is a
+			 * system call, which the stretch must not be */
+			for (s0 = now_ns(); now_ns() - s0 < 50000;)
+				;
+			clock_nanosleep(CLOCK_MONOTONIC, 0, &nap, NULL);
+		}
+		bursts++;
+	}
+	printf("bursts=%lld naps=%lld\n", bursts, naps);
 	return 0;
 }
 
@@ -1158,6 +1203,8 @@ int main(int argc, char **argv)
 		rc = run_waits();
 	else if (!strcmp(mode, "burner"))
 		rc = run_burner();
+	else if (!strcmp(mode, "idler"))
+		rc = run_idler();
 	else if (!strcmp(mode, "futex"))
 		rc = run_futex();
 	else if (!strcmp(mode, "tcp"))
