@@ -273,6 +273,9 @@ int lat_away_guard_start(struct lat_away *a)
 	}
 	a->guard_thr = (unsigned long)th;
 	a->guard_on = true;
+	/* its own name: in top -H, and for an observer that tells it from
+	 * the threads at SCHED_IDLE (yield.t) */
+	pthread_setname_np(th, "latbpf-guard");
 	/* it inherited SCHED_IDLE and the idle cgroup: back to the start's,
 	 * once it has a tid. On cgroup2 a thread cannot leave its process's
 	 * cgroup, where an idle group would not preempt a busy CPU's task
