@@ -12,8 +12,12 @@
 # poll, 0.074 % on 2026-11-27, 0.015 % after, 0.002 % once the interrupts
 # (the local timer's above all) were their own. bpftrace's, at most 2 ms
 # for any one wait, rarely, and at most 100 us (both TODOs of the open
-# issue; see docs/performance.md, "latbpf yields", for where the rest
-# comes from). The longest of each is reported: the hiccup family's is
+# issue: this host stops its vCPUs for longer, docs/performance.md, "The
+# host's floor"). What latbpf decides is checked instead: at every wakeup
+# of a target on latbpf's CPU the kernel had decided to preempt latbpf
+# (need_resched), and the mean wait behind latbpf is at most twice the
+# one behind a control, an idle task that does no work, in the same run.
+# The longest of each is reported: the hiccup family's is
 # latbpf's run while any of the 8 threads waited for its CPU, which can be
 # longer than one thread's wait. Then, with a CPU hog at normal priority on both CPUs,
 # latbpf (at SCHED_IDLE) still writes every interval record, says which
@@ -27,7 +31,8 @@ done
 [ "$(nproc)" -ge 2 ] || cannot_run "needs 2 CPUs"
 SECS=${YIELD_SECS:-20}
 
-# delay_by PID TIDS SECS: "n sum_ns max_ns long stalls stall_ns picked" of
+# delay_by PID TIDS SECS CTL: "n sum_ns max_ns long stalls stall_ns picked
+# over nr_set nr_unset nr_unknown cn csum_ns cmax_ns cover nr_guard" of
 # the stretches in which a thread of TIDS (comma-separated) was woken onto a
 # CPU that a thread of latbpf's process PID held, or in which latbpf's
 # thread was given a CPU where such a thread waited already (picked: how
@@ -37,7 +42,12 @@ SECS=${YIELD_SECS:-20}
 # the CPU ran meanwhile, x86's system interrupts among them (theirs, not
 # latbpf's: the hiccup family charges them to themselves too; the local
 # timer's, in which a sleeper's wakeup runs, was 8-16 us of each such
-# stretch); long: those over 2 ms.
+# stretch); long: those over 2 ms, over: over 100 us. The same of the
+# control process CTL (c...). nr_*: at each wakeup onto a CPU that a
+# latbpf thread at SCHED_IDLE held, whether that thread's need_resched was
+# set (the kernel's decision to preempt it, taken before the event), not
+# set, or could not be read (its task not seen yet); nr_guard: wakeups
+# where latbpf's guard thread held the CPU.
 # Stalls: this host is a VM whose vCPUs its host stops now and then (its
 # steal clock did not show them: docs/performance.md, "Another group's
 # tasks"). A CPU that runs anything, latbpf too, takes the
@@ -48,7 +58,8 @@ SECS=${YIELD_SECS:-20}
 # are the host's, counted apart (stalls, stall_ns) and left out of the rest.
 # Found 2026-11-27: of 8 waits over 1.5 ms, 3 had 0-3 samples in 3-10 ms.
 delay_by() {
-	local cond
+	local cond nrb
+	nrb=$(need_resched_bit)
 	cond=$(tr ',' '\n' <<<"$2" | sed 's/.*/args->pid == &/' | paste -sd'|' - | sed 's/|/ || /g')
 	timeout -s INT "$(($3 + 30))" bpftrace -q -e "
 		profile:hz:1999 {
@@ -59,7 +70,9 @@ delay_by() {
 			@last[cpu] = nsecs;
 		}
 		tracepoint:sched:sched_switch {
-			if (@held[cpu] && @woke[cpu]) {
+			/* whose task this is, for its flags at a wakeup */
+			if (@lat[args->prev_pid]) { @task[args->prev_pid] = (uint64)curtask; }
+			if ((@held[cpu] == 1 || @held[cpu] == 3) && @woke[cpu]) {
 				\$e = nsecs - @woke[cpu];
 				\$d = \$e > @intr[cpu] ? \$e - @intr[cpu] : 0;
 				\$f = @last[cpu] > @woke[cpu] ? @last[cpu] : @woke[cpu];
@@ -69,12 +82,25 @@ delay_by() {
 				} else {
 					@n = count(); @sum = sum(\$d); @max = max(\$d);
 					if (\$d > 2000000) { @long = count(); }
+					if (\$d > 100000) { @over = count(); }
+				}
+			}
+			/* the same for the control (the stalls left out alike) */
+			if (@held[cpu] == 2 && @woke[cpu]) {
+				\$e = nsecs - @woke[cpu];
+				\$d = \$e > @intr[cpu] ? \$e - @intr[cpu] : 0;
+				\$f = @last[cpu] > @woke[cpu] ? @last[cpu] : @woke[cpu];
+				\$g = nsecs - \$f > @gap[cpu] ? nsecs - \$f : @gap[cpu];
+				if (\$g < 2000000) {
+					@cn = count(); @csum = sum(\$d); @cmax = max(\$d);
+					if (\$d > 100000) { @cover = count(); }
 				}
 			}
 			delete(@woke[cpu]);
 			delete(@intr[cpu]);
 			delete(@gap[cpu]);
-			@held[cpu] = @lat[args->next_pid];
+			@held[cpu] = @lat[args->next_pid] ? @lat[args->next_pid] : (args->next_pid == $4 ? 2 : 0);
+			@heldtid[cpu] = args->next_pid;
 			/* the targets queued on each CPU: woken there, moved,
 			 * switched out runnable (state 0, or preempted); off
 			 * the queue when they run */
@@ -96,7 +122,7 @@ delay_by() {
 			if (@held[cpu] && @q[cpu] > 0) {
 				@woke[cpu] = nsecs;
 				@gap[cpu] = 0;
-				@picked = count();
+				if (@held[cpu] != 2) { @picked = count(); }
 			}
 		}
 		tracepoint:sched:sched_migrate_task /@qc[args->pid]/ {
@@ -125,6 +151,18 @@ delay_by() {
 			if (@held[args->target_cpu] && !@woke[args->target_cpu]) {
 				@woke[args->target_cpu] = nsecs;
 				@gap[args->target_cpu] = 0;
+				/* latbpf's thread there: did the kernel decide to
+				 * preempt it (need_resched set, before this event)?
+				 * Not asked of the guard, which wakes for a few us
+				 * when a poll is late, at the start's priority so
+				 * that it runs on a host too busy for latbpf */
+				if (@held[args->target_cpu] == 3) { @nr_guard = count(); }
+				if (@held[args->target_cpu] == 1) {
+					\$t = @heldtid[args->target_cpu];
+					if (!@task[\$t]) { @nr_unknown = count(); }
+					else if (((struct task_struct *)@task[\$t])->thread_info.flags & $nrb) { @nr_set = count(); }
+					else { @nr_unset = count(); }
+				}
 			}
 			if (!@qc[args->pid]) {
 				@q[args->target_cpu] = @q[args->target_cpu] + 1;
@@ -132,13 +170,34 @@ delay_by() {
 			}
 		}
 		interval:s:$3 { exit(); }
-		BEGIN { $(for t in $(ls /proc/"$1"/task); do echo "@lat[$t] = 1;"; done)
+		BEGIN { $(for t in $(ls /proc/"$1"/task); do
+				# 3: the guard, at the priority latbpf was started
+				# with (src/core/away.c), the others at SCHED_IDLE
+				echo "@lat[$t] = $([ "$(cat /proc/"$1"/task/"$t"/comm)" = latbpf-guard ] && echo 3 || echo 1);"
+			done)
 			$(tr ',' '\n' <<<"$2" | sed 's/.*/@tgt[&] = 1;/') }
 		END { clear(@held); clear(@woke); clear(@lat); clear(@sin); clear(@hin); clear(@intr); clear(@last); clear(@gap);
-		      clear(@q); clear(@qc); clear(@tgt); }" 2>&1 |
+		      clear(@q); clear(@qc); clear(@tgt); clear(@heldtid); clear(@task); }" 2>&1 |
 		awk '/^@n:/ { n = $2 } /^@sum:/ { s = $2 } /^@max:/ { m = $2 } /^@long:/ { l = $2 }
 		     /^@stalls:/ { st = $2 } /^@stall_ns:/ { sn = $2 } /^@picked:/ { p = $2 }
-		     END { print n + 0, s + 0, m + 0, l + 0, st + 0, sn + 0, p + 0 }'
+		     /^@over:/ { o = $2 } /^@nr_set:/ { ns = $2 } /^@nr_unset:/ { nu = $2 } /^@nr_unknown:/ { nk = $2 } /^@nr_guard:/ { ng = $2 }
+		     /^@cn:/ { cn = $2 } /^@csum:/ { cs = $2 } /^@cmax:/ { cm = $2 } /^@cover:/ { co = $2 }
+		     END { print n + 0, s + 0, m + 0, l + 0, st + 0, sn + 0, p + 0, o + 0, ns + 0, nu + 0, nk + 0,
+			   cn + 0, cs + 0, cm + 0, co + 0, ng + 0 }'
+}
+
+# need_resched_bit: TIF_NEED_RESCHED in thread_info.flags (x86-64): bit 4
+# since 6.18's generic TIF layout (include/asm-generic/thread_info_tif.h),
+# bit 3 before (arch/x86). Here a SCHED_FIFO wakeup over a SCHED_IDLE
+# spinner, which always sets it, showed 0x10 in 2,956 of 2,956 (6.18,
+# 2026-11-29). On a kernel between where the guess is wrong the bit read
+# is never set, and the check that uses it fails: it cannot pass wrongly
+# (bit 3 is TIF_MEMDIE there, bit 4 x86's TIF_NEED_RESCHED_LAZY before,
+# which only the lazy model sets, and that is not preempting at once).
+need_resched_bit() {
+	local v
+	v=$(uname -r | awk -F'[.-]' '{ print $1 * 1000 + $2 }')
+	[ "$v" -ge 6018 ] && echo 16 || echo 8
 }
 
 # self_of JSON: "total_ns max_ns" of the intruder latbpf (self), all CPUs
@@ -171,8 +230,22 @@ covers() {
 		test "$unmarked" = 0
 }
 
-run_case() { # run_case NAME INTERVAL
+# The control: latwork idler, what latbpf's loader would be if it did no
+# work (SCHED_IDLE, in an idle cgroup of its own as latbpf is, its own
+# CPU time in 50 us stretches with a 1 us sleep after each), beside
+# latbpf in the same run and watched by the same observer. What a target
+# waits behind it is what this host gives any idle task: its vCPUs stop
+# now and then for 0.1-9 ms (2026-11-29, docs/performance.md, "The
+# host's floor"), and waits behind latbpf that long are no more latbpf's.
+read -r CGV CGR < <(cpu_cgroup)
+CTL_CG=$CGR/latbpf-test-ctl.$$
+mkdir "$CTL_CG" && echo 1 >"$CTL_CG/cpu.idle" ||
+	cannot_run "no idle cgroup for the control ($CTL_CG)"
+trap 'cleanup; rmdir "$CTL_CG" 2>/dev/null' EXIT
+
+run_case() { # run_case NAME INTERVAL CTL_BURST CTL_PERIOD
 	local name=$1 iv=$2 lp tids n sum max long stalls stall_ns picked stot smax target_ns cg cgv cgr in
+	local over nr_set nr_unset nr_unknown cn csum cmax cover cpid wp nr_guard
 	# in a session of its own, as a service is: another autogroup than
 	# latbpf's, where SCHED_IDLE alone did not yield (latbpf's threads
 	# are in an idle cgroup for that: src/core/idlecg.h)
@@ -181,6 +254,14 @@ run_case() { # run_case NAME INTERVAL
 	kill -USR1 "$WORK_PID"
 	wait_for "$T/$name.work" '^started=8' 10
 	tids=$(ls /proc/"$WORK_PID"/task | grep -vx "$WORK_PID" | paste -sd, -)
+	wp=$WORK_PID
+	# about latbpf's CPU time in each case (1.5-3.4 % of a CPU at 100 ms,
+	# 0.2-0.5 % at 1 s)
+	WORK_PREFIX=setsid start_work "$name-ctl" idler --burst "$3" --period "$4" --for $((SECS + 10))s
+	cpid=$WORK_PID
+	echo "$cpid" >"$CTL_CG/$([ "$CGV" = 1 ] && echo tasks || echo cgroup.procs)"
+	kill -USR1 "$cpid"
+	WORK_PID=$wp
 	LAT_TMO=$((SECS + 30)) start_latbpf "$name" --pid "$WORK_PID" --per-thread --per-cpu \
 		--interval "$iv" --duration "${SECS}s" --no-tui --json "$T/$name.json"
 	lp=$(pgrep -P "$LAT_PID" -x latbpf || echo "$LAT_PID")
@@ -196,13 +277,27 @@ run_case() { # run_case NAME INTERVAL
 	done
 	check "$name: latbpf's poll thread is in an idle cgroup ($cg: cpu.idle $(cat "$cg/cpu.idle" 2>/dev/null), $in)" \
 		bash -c "[ \"\$(cat '$cg/cpu.idle')\" = 1 ] && [ $in = yes ]"
-	read -r n sum max long stalls stall_ns picked < <(delay_by "$lp" "$tids" $((SECS - 2)))
+	read -r n sum max long stalls stall_ns picked over nr_set nr_unset nr_unknown cn csum cmax cover nr_guard \
+		< <(delay_by "$lp" "$tids" $((SECS - 2)) "$cpid")
 	stop "$LAT_PID"
 	ok $? "$name: latbpf exits 0"
-	kill -TERM "$WORK_PID" 2>/dev/null
+	kill -TERM "$WORK_PID" "$cpid" 2>/dev/null
 	read -r stot smax < <(self_of "$T/$name.json")
 	target_ns=$((8 * SECS * 1000000000))
-	diag "$name: priority $(final "$T/$name.json" .run.latbpf_cpus.priority) | bpftrace: $n waits behind latbpf, $sum ns in all, max $max ns, $long over 2 ms; host stalls: $stalls, $stall_ns ns; latbpf picked with a target queued $picked times | hiccup: latbpf (self) $stot ns, max $smax ns | cpu $(final "$T/$name.json" .self.cpu_pct) %"
+	diag "$name: priority $(final "$T/$name.json" .run.latbpf_cpus.priority) | bpftrace: $n waits behind latbpf, $sum ns in all, max $max ns, $over over 100 us, $long over 2 ms; host stalls: $stalls, $stall_ns ns; latbpf picked with a target queued $picked times | hiccup: latbpf (self) $stot ns, max $smax ns | cpu $(final "$T/$name.json" .self.cpu_pct) %"
+	diag "$name: control (latwork idler $3 every $4): $cn waits behind it, $csum ns in all, max $cmax ns, $cover over 100 us | need_resched at a wakeup behind latbpf: set $nr_set, not set $nr_unset, not read $nr_unknown; behind the guard thread $nr_guard"
+	# Item 1's design: a target that wakes where latbpf runs preempts it
+	# at once. The kernel's own word for that is need_resched on latbpf's
+	# thread when the wakeup is traced (wakeup_preempt() runs first);
+	# latbpf at a normal priority had it unset at most wakeups (EEVDF
+	# lets the running task keep its slice)
+	check "$name: the kernel decided to preempt latbpf at every wakeup of a target on its CPU (need_resched set at $nr_set, unset at $nr_unset; $nr_unknown not read)" \
+		bash -c "[ $nr_unset = 0 ] && [ $nr_set -ge 20 ] && [ $((nr_unknown * 10)) -le $((nr_set + nr_unset)) ]"
+	# and a woken target waits behind latbpf about as long as behind an
+	# idle task that does no work: the mean wait, whose tail is the
+	# host's (the control's longest waits, 0.3-8.9 ms in the same runs)
+	check "$name: a wait behind latbpf is on average at most twice one behind the control + 10 us ($((sum / (n > 0 ? n : 1))) ns over $n, control $((csum / (cn > 0 ? cn : 1))) ns over $cn)" \
+		bash -c "[ $cn -ge 20 ] && [ $n -gt 0 ] && [ $((sum * cn)) -le $((2 * csum * n + 10000 * n * cn)) ]"
 	check "$name: latbpf ran at SCHED_IDLE" test "$(final "$T/$name.json" .run.latbpf_cpus.priority)" = idle
 	timing check "$name: bpftrace: latbpf held woken targets back at most 0.05 % of their time ($sum of $target_ns ns; longest $max ns)" \
 		num_le "$((sum * 2000))" "$target_ns"
@@ -237,7 +332,7 @@ run_case() { # run_case NAME INTERVAL
 	# given its CPU while a target was queued there ran to its stretch's
 	# end, 62-120 us: it naps now when the hiccup family counts a waiter
 	# there (docs/performance.md, "Per-CPU values read from memory")
-	_todo="issue 29: a wait that begins in a system call of latbpf's ends at its return (up to 0.3 ms on a kernel without preemption)"
+	_todo="issue 29: this host stops its vCPUs for 0.1-9 ms now and then; the control, an idle task that does no work, waits as long (docs/performance.md, \"The host's floor\")"
 	timing check "$name: bpftrace: no wait behind latbpf over 100 us (longest $max ns)" \
 		num_le "${max:-0}" 100000
 	_todo=
@@ -247,8 +342,8 @@ run_case() { # run_case NAME INTERVAL
 		num_le "$(((stot - stall_ns) * 2000))" "$target_ns"
 	covers "$name" "$T/$name.json" "$iv"
 }
-run_case fast 100ms
-run_case slow 1s
+run_case fast 100ms 3ms 100ms
+run_case slow 1s 5ms 1s
 
 # Busy: a hog at normal priority on each CPU; latbpf at SCHED_IDLE waits
 # for its turn, and says so, but loses nothing
