@@ -59,9 +59,20 @@ const volatile bool hc_rt = false;
 const volatile bool en_watch = false;
 const volatile __u64 watch_cpus[MAX_CPUS / 64] = {};
 
+/* The word's index masked, not only compared: where clang spills cpu and
+ * loads it again for the access, 6.1's verifier does not carry the
+ * compare's bound to the second load (it rejected hiccup_irq_exit with
+ * --cpus once the histogram index was inlined, 2026-11-29). barrier_var:
+ * else clang, knowing the compare, drops the mask. */
+_Static_assert((MAX_CPUS / 64 & (MAX_CPUS / 64 - 1)) == 0, "a power of two");
 static __always_inline bool hc_watched(__u32 cpu)
 {
-	return en_watch && cpu < MAX_CPUS && ((watch_cpus[cpu / 64] >> (cpu % 64)) & 1);
+	__u64 w = cpu / 64;
+
+	if (!en_watch || cpu >= MAX_CPUS)
+		return false;
+	barrier_var(w);
+	return (watch_cpus[w & (MAX_CPUS / 64 - 1)] >> (cpu % 64)) & 1;
 }
 
 /* the generation of hc_intruders charged now (latbpf/hiccup.h): the
