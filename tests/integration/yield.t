@@ -12,8 +12,9 @@
 # poll, 0.074 % on 2026-11-27, 0.015 % after, 0.002 % once the interrupts
 # (the local timer's above all) were their own. bpftrace's, at most 2 ms
 # for any one wait, rarely, and at most 100 us (both TODOs of the open
-# issue: this host stops its vCPUs for longer, docs/performance.md, "The
-# host's floor"). What latbpf decides is checked instead: at every wakeup
+# issue: latbpf's system calls on a kernel without preemption, and this
+# host's vCPU stalls, docs/performance.md, "The host's floor"). What
+# latbpf decides is checked besides: at every wakeup
 # of a target on latbpf's CPU the kernel had decided to preempt latbpf
 # (need_resched), and the mean wait behind latbpf is at most twice the
 # one behind a control, an idle task that does no work, in the same run.
@@ -241,7 +242,16 @@ read -r CGV CGR < <(cpu_cgroup)
 CTL_CG=$CGR/latbpf-test-ctl.$$
 mkdir "$CTL_CG" && echo 1 >"$CTL_CG/cpu.idle" ||
 	cannot_run "no idle cgroup for the control ($CTL_CG)"
-trap 'cleanup; rmdir "$CTL_CG" 2>/dev/null' EXIT
+# removed at the end (a control killed just now may take a moment to
+# leave it)
+rm_ctl_cg() {
+	local i
+	for ((i = 0; i < 20; i++)); do
+		rmdir "$CTL_CG" 2>/dev/null || [ ! -d "$CTL_CG" ] && return
+		sleep 0.1
+	done
+}
+trap 'cleanup; rm_ctl_cg' EXIT
 
 run_case() { # run_case NAME INTERVAL CTL_BURST CTL_PERIOD
 	local name=$1 iv=$2 lp tids n sum max long stalls stall_ns picked stot smax target_ns cg cgv cgr in
@@ -332,7 +342,7 @@ run_case() { # run_case NAME INTERVAL CTL_BURST CTL_PERIOD
 	# given its CPU while a target was queued there ran to its stretch's
 	# end, 62-120 us: it naps now when the hiccup family counts a waiter
 	# there (docs/performance.md, "Per-CPU values read from memory")
-	_todo="issue 29: this host stops its vCPUs for 0.1-9 ms now and then; the control, an idle task that does no work, waits as long (docs/performance.md, \"The host's floor\")"
+	_todo="issue 29: latbpf's system calls (this kernel does not preempt in them) hold a target up to 0.2 ms, and this host's vCPU stalls longer, which the control gets too (docs/performance.md, \"The host's floor\")"
 	timing check "$name: bpftrace: no wait behind latbpf over 100 us (longest $max ns)" \
 		num_le "${max:-0}" 100000
 	_todo=
