@@ -49,8 +49,8 @@ _Static_assert(sizeof(struct lat_hist) == 8 * (5 + LAT_HIST_SLOTS),
  * nothing). On the scheduler's hot path a branch costs the verifier a
  * path (it walked every combination, 74,000 instructions for 6,300) and a
  * function call per record, which the SRSO return thunk makes dear: this
- * form is inlined, one path, and took 18 ns off every switch (sched and
- * time alike, 2026-11-29).
+ * form is inlined, one path, and took 13-32 ns off every switch (sched,
+ * time, hiccup; docs/performance.md, 2026-11-29).
  */
 static inline __u32 lat_log2(__u64 v)
 {
