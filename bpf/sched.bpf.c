@@ -238,13 +238,16 @@ static __always_inline struct lat_sched_cpu *cpu_get(void)
 	return lat_cpu_value(&sched_cpu);
 }
 
+/* cpu: this CPU's slot where the caller has it (a switch looks it up once
+ * for both its tasks), else NULL */
 static __always_inline void record(struct task_struct *t, __u32 tid, __u32 tgid,
-				   int which, __u64 d)
+				   int which, __u64 d, struct lat_sched_cpu *cpu)
 {
-	struct lat_sched_cpu *cpu = cpu_get();
 	struct lat_sched_thread *th;
 
-	if (!cpu || which < 0 || which >= LAT_SCHED_NR_HIST)
+	if (!cpu && !(cpu = cpu_get()))
+		return;
+	if (which < 0 || which >= LAT_SCHED_NR_HIST)
 		return;
 	/* with the time family on, its per-cause histograms are these too
 	 * (bpf/time.bpf.h): one record an episode */
@@ -268,7 +271,7 @@ static __always_inline void on_wakeup(struct task_struct *p, struct task_st *st,
 	if (st->kind == ST_SLEEP || st->kind == ST_BLOCKED)
 		record(p, tid, tgid,
 		       st->kind == ST_SLEEP ? LAT_SCHED_SLEEP : LAT_SCHED_BLOCKED,
-		       now - st->ts);
+		       now - st->ts, NULL);
 	if (st->kind != ST_RUNQ) {
 		st->kind = ST_RUNQ;
 		st->ts = now;
@@ -281,7 +284,7 @@ static __always_inline void on_switch(bool preempt, struct task_struct *prev,
 				      struct task_st *sn, bool btf, __u64 *clock)
 {
 	struct lat_sched_thread *th;
-	struct lat_sched_cpu *cpu;
+	struct lat_sched_cpu *cpu = NULL;	/* looked up once, for both */
 	struct task_st *st = sp;
 	__u32 tid, tgid, state;
 	__u64 now = 0;
@@ -309,7 +312,7 @@ static __always_inline void on_switch(bool preempt, struct task_struct *prev,
 			__u64 ran = lat_task_last_run(prev, btf);
 
 			if (ran < now - st->ts)
-				record(prev, tid, tgid, LAT_SCHED_RUNQ, now - ran - st->ts);
+				record(prev, tid, tgid, LAT_SCHED_RUNQ, now - ran - st->ts, cpu);
 		}
 		th = per_thread ? thread_get(prev, tid, tgid, cpu) : NULL;
 		/* at switch-out, so exec and prctl renames show up; through a
@@ -345,21 +348,25 @@ static __always_inline void on_switch(bool preempt, struct task_struct *prev,
 	if (st->kind != ST_ONCPU && !now)
 		now = lat_clock(clock);
 	if (st->kind == ST_RUNQ) {
-		record(next, tid, tgid, LAT_SCHED_RUNQ, now - st->ts);
+		record(next, tid, tgid, LAT_SCHED_RUNQ, now - st->ts, cpu);
 	} else if (st->kind != ST_ONCPU) {
 		/* Back without a wakeup event: the off-CPU time then includes
 		 * the run-queue wait; record it, and count the gap. */
 		record(next, tid, tgid, st->kind == ST_SLEEP ? LAT_SCHED_SLEEP :
-			LAT_SCHED_BLOCKED, now - st->ts);
-		if ((cpu = cpu_get()))
+			LAT_SCHED_BLOCKED, now - st->ts, cpu);
+		if (cpu || (cpu = cpu_get()))
 			cpu->unseen++;
 	}
 	st->kind = ST_ONCPU;
 }
 
-/* A target thread (never an idle task), decided once per event. */
+/* A target thread (never an idle task), decided once per event. Whole
+ * system: every task with a pid, its tgid never read (the verifier folds
+ * the filter's rodata, but a load clang hoisted above it stays: two dead
+ * loads a task on every switch) */
 #define TARGET(btf, t) (TREAD(btf, t, pid) && \
-			lat_task_is_target(t, TREAD(btf, t, tgid), TREAD(btf, t, pid), btf))
+			(!lat_filtering() || \
+			 lat_task_is_target(t, TREAD(btf, t, tgid), TREAD(btf, t, pid), btf)))
 
 /* fresh: a new task (sched_wakeup_new), whose record starts clean */
 /* Whether the sched family keeps its own state of each target: without the
