@@ -18,6 +18,12 @@
  * the caller sizes it). Entries deleted meanwhile are skipped. Returns 0, a
  * negative errno, or the first non-zero return of fn.
  */
+/* what a hash's batch read allocates in the kernel at each call: a
+ * bucket's values, 5 at least (htab's first guess), and the largest block
+ * (order 3) the page allocator's per-CPU lists recycle */
+#define LAT_BATCH_BUCKET 5
+#define LAT_BATCH_KERNEL_MAX (32 * 1024)
+
 /* The batch read (5.6): a few syscalls for the whole map where the loop
  * below takes two per entry (10,000 hiccup intruders: 54 % of the loader's
  * CPU). Returns -EOPNOTSUPP when the kernel or the map cannot. */
@@ -41,6 +47,16 @@ static int map_each_batch(int fd, void *buf, int (*fn)(const void *key, void *va
 	vsize = ncpus > 1 || info.type == BPF_MAP_TYPE_PERCPU_HASH ||
 			info.type == BPF_MAP_TYPE_LRU_PERCPU_HASH ?
 		(size_t)((info.value_size + 7) & ~7U) * (size_t)ncpus : info.value_size;
+	/* Large values one at a time: a hash's batch read allocates a kernel
+	 * buffer of a whole bucket's values (5 at least) at each call, past
+	 * 32 KiB a block the page allocator's per-CPU lists do not keep, so
+	 * each call takes fresh pages (on a VM whose host takes free pages
+	 * back, each first touch a trip to the host), in a system call a
+	 * target that wakes cannot preempt: a batch of sched's 21 KiB thread
+	 * entries held a CPU up to 148 us. One lookup copies through a block
+	 * of its value's size, which those lists hand back at the next. */
+	if (LAT_BATCH_BUCKET * vsize > LAT_BATCH_KERNEL_MAX)
+		return -EOPNOTSUPP;
 	/* at most 48 KiB of values at a time: one batch is one stretch in
 	 * the kernel that a task waking on latbpf's CPU cannot preempt (256
 	 * KiB took 110-160 us), and heap memory, not a fresh mmap each poll */
