@@ -87,10 +87,16 @@ agree() {
 	# not that loop
 	timing check "$name: timer max + run-queue max $sum ns covers cyclictest's Max $CYC_MAX ns (- 10 % - 700 us)" \
 		num_le "$lo" "$sum"
-	# the worst loop itself: its timer's lateness and its wait, together;
-	# never above what cyclictest saw
-	timing check "$name: the worst event, timer + wait $evmax ns, is cyclictest's Max (- 10 % - 700 us, + 5 % + 60 us)" \
-		between "$evmax" "$lo" "$hi"
+	# the worst loop itself: its timer's lateness and its wait, together
+	# (hiccup's event); or, where the thread armed its timer late (held
+	# up before it slept, by the burner or the host: its expiry had passed
+	# already), the timer alone, which fired at once and without a wait,
+	# so no event: its lateness is all of that loop's (CI's rehearsal on
+	# 2026-12-01: Max 6805 us, timer 6780 us, the worst event 4346 us, the
+	# burner's); never above what cyclictest saw
+	worst=$((evmax > lmax ? evmax : lmax))
+	timing check "$name: the worst loop, timer + wait $evmax ns or a timer alone $lmax ns, is cyclictest's Max (- 10 % - 700 us, + 5 % + 60 us)" \
+		between "$worst" "$lo" "$hi"
 	check "$name: the burner's waits are seen (run-queue max $rmax ns >= 4 ms)" num_le 4000000 "$rmax"
 }
 
