@@ -317,11 +317,19 @@ evq=$(final "$J" '[.hiccup.events[] | select(.duration_ns > 2000000 and
 # of it (both CLOCK_MONOTONIC; the two starts were 2-24 us apart in three
 # runs, and one incident of 12 had none within 200 us once; the bursts
 # are 50 ms apart): one there, 2 ms - 100 us or longer, named among the
-# incident's parts (what had the CPU)
-match=$(final "$J" '[.hiccup.events[]] as $e | [.incidents[] |
-	select(.trigger | startswith("hiccup")) | . as $i |
+# incident's parts (what had the CPU). Only the waits: an interruption
+# of a running target (kind irq or softirq: 4.3 and 3.0 ms TIMER softirqs
+# in CI's rehearsal on 2026-12-01, a host stall inside them) is the
+# recorder's, and the family's events are waits (9af5210). And where the
+# host stalled inside an interrupt during the wait, the family names that
+# interrupt, its largest intruder, where the recorder names the task that
+# had the CPU (local_timer against burner, 3.8 ms, the same run)
+wi='select((.trigger | startswith("hiccup")) and .kind != "irq" and .kind != "softirq")'
+waits=$(final "$J" "[.incidents[] | $wi] | length")
+match=$(final "$J" '[.hiccup.events[]] as $e | [.incidents[] | '"$wi"' | . as $i |
 	select(any($e[]; (.ts_ns - $i.ts_ns | fabs) < 1000000 and .duration_ns >= 1900000 and
-		(.name as $n | any($i.parts[]; .name == $n))))] | length')
+		(.kind == "irq" or .kind == "softirq" or
+		 (.name as $n | any($i.parts[]; .name == $n)))))] | length')
 # and every wait the family saw above 2 ms + 100 us before the last of
 # them is one
 last=$(final "$J" '[.incidents[] | select(.trigger | startswith("hiccup")) | .ts_ns] | max')
@@ -341,7 +349,7 @@ diag "triggers: $bursts bursts; hiccup's events above 2 ms: $ev ($evq run-queue 
 	"hiccup>2ms $nh incidents ($burner_h by the burner), $match beside the hiccup family's," \
 	"$missed of its above 2.1 ms missed; runq>2ms fired $rf skipped $rs; SIGUSR2 $ns;" \
 	"$ninc incidents, $files files"
-[ "$match" = 12 ] && [ "$missed" = 0 ] ||
+[ "$match" = "$waits" ] && [ "$missed" = 0 ] ||
 	final "$J" '(.incidents[] | select(.trigger | startswith("hiccup")) |
 		"#   incident \(.ts_ns) \(.value_ns) \(.kind) \([.parts[] | "\(.name) \(.ns)"])"),
 		(.hiccup.events[] | "#   hiccup \(.ts_ns) \(.duration_ns) \(.hiccup) \(.name)")' 2>&1 |
@@ -349,8 +357,8 @@ diag "triggers: $bursts bursts; hiccup's events above 2 ms: $ev ($evq run-queue 
 check "triggers: latbpf exits 0 ($rc)" test "$rc" = 0
 check "triggers: hiccup>2ms fired once per hiccup above 2 ms up to max=12 ($nh; $ev of them)" \
 	test "$nh" = 12
-check "triggers: ... each within 1 ms of a wait the hiccup family saw, by the same task ($match)" \
-	test "$match" = 12
+check "triggers: ... each that is a wait within 1 ms of a wait the hiccup family saw, by the same task or an interrupt it names ($match of $waits, 10 at least)" \
+	bash -c "[ '$match' = '$waits' ] && [ '$waits' -ge 10 ]"
 check "triggers: ... and none it saw above 2.1 ms before the last missed ($missed)" \
 	test "$missed" = 0
 check "triggers: ... the burner's bursts among them ($burner_h of 12)" num_le 10 "$burner_h"
