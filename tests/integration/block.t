@@ -132,9 +132,10 @@ check "the four targets made 400 reads ($ios)" test "$ios" = 400
 check "... some found the table full: counted lost ($fl > 0), in the drops object too ($dfl)" \
 	bash -c "[ $fl -gt 0 ] && [ $fl = $dfl ]"
 # Every request followed or lost: as many as the reads less those merged
-# into another, or as the device says it completed where fewer (a merge
-# its merge count does not show: CI's rehearsal on 2026-12-01 had 108 +
-# 291 + 0 merged of 400)
+# into another, or as the device says it completed where fewer. CI's
+# rehearsal on 2026-12-01 had 108 + 291 + 0 merged of 400: one read is
+# unexplained (its request count was not kept; bpftrace saw every loop0
+# request inserted and issued in a reader's context in three reruns)
 want=$((400 - merged < reqs ? 400 - merged : reqs))
 check "... every request followed or lost: $fr + $fl >= $want (400 reads - $merged merged; $reqs requests), $fr <= 400" \
 	bash -c "[ $((fr + fl)) -ge $want ] && [ $fr -le 400 ]"
