@@ -364,13 +364,19 @@ static int fold_exited(struct sched *s, const struct thread_set *from,
 static int poll_threads(struct sched *s)
 {
 	int fd = bpf_map__fd(s->skel->maps.sched_threads), err;
-	struct thread_set ts = { 0 }, *bs = &s->th_now;
+	/* built in the buffers of the set before last, which this poll
+	 * drops: a set of 64 KiB and more is mmap'd (trace.c's mallopt), and
+	 * a fresh one each poll cost an mmap, its page faults and a munmap
+	 * (up to 112 us, in the kernel, where a woken target waits) */
+	struct thread_set ts = s->th_before, *bs = &s->th_now;
 	struct poll_ctx pc = { .ts = &ts, .poll = ++s->polls };
 	const struct thread_rec **old = NULL;
 	size_t i, n_map, n_old = 0, n_new = 0, fold = 0;
 	/* the test knob LATBPF_THREADS_EXITED lowers it (README, "Environment") */
 	size_t keep = lat_env_entries("LATBPF_THREADS_EXITED", MAX_EXITED);
 
+	ts.n = ts.used = 0;
+	memset(&s->th_before, 0, sizeof(s->th_before));
 	if (s->ex_now) {
 		memcpy(s->ex_before, s->ex_now, LAT_SCHED_NR_HIST * sizeof(*s->ex_now));
 		s->ex_threads_b = s->ex_threads;
@@ -410,7 +416,16 @@ static int poll_threads(struct sched *s)
 		return err;
 	}
 	qsort(ts.t, ts.n, sizeof(*ts.t), cmp_tid);
-	set_free(&s->th_before);
+	/* the buffers kept from a poll with many more threads than now give
+	 * most of it back (a realloc down, once) */
+	if (ts.size > 4 * ts.used + 262144) {
+		char *b = realloc(ts.blob, ts.used + 65536);
+
+		if (b) {
+			ts.blob = b;
+			ts.size = ts.used + 65536;
+		}
+	}
 	s->th_before = s->th_now;
 	s->th_now = ts;
 	return 0;
