@@ -318,11 +318,54 @@ void lat_tgt_cleanup(struct lat_tgt *g)
 	g->npids = g->ntids = g->nproc_tids = 0;
 }
 
+/*
+ * The first LAT_TASK_DIRS target processes' /proc/PID/task, kept open and
+ * rewound at each walk: an openat of it took 30 us on average and up to
+ * 200 (its close up to 60), in the kernel, where a target woken on
+ * latbpf's CPU waits (this kernel does not preempt in a system call). A
+ * walk that finds no thread (the process is gone, its pid perhaps taken
+ * by another) closes it, and the next walk opens the path again.
+ */
+#define LAT_TASK_DIRS 64
+
+static struct {
+	const __u32 *pids;	/* whose: the run's list these are of */
+	DIR *dir[LAT_TASK_DIRS];
+} task_dirs;
+
+static void task_dirs_close(void)
+{
+	for (int i = 0; i < LAT_TASK_DIRS; i++)
+		if (task_dirs.dir[i])
+			closedir(task_dirs.dir[i]);
+	memset(&task_dirs, 0, sizeof(task_dirs));
+}
+
+static DIR *task_dir(const struct lat_run *run, __u32 i)
+{
+	char path[64];
+	DIR *dir;
+
+	if (task_dirs.pids != run->pids) {
+		task_dirs_close();
+		task_dirs.pids = run->pids;
+	}
+	if (i < LAT_TASK_DIRS && (dir = task_dirs.dir[i])) {
+		rewinddir(dir);
+		return dir;
+	}
+	snprintf(path, sizeof(path), "/proc/%u/task", run->pids[i]);
+	dir = opendir(path);
+	if (dir && i < LAT_TASK_DIRS)
+		task_dirs.dir[i] = dir;
+	return dir;
+}
+
 void lat_run_each_thread(const struct lat_run *run, void (*fn)(__u32 tid, void *ctx),
 			 void *ctx)
 {
-	char path[64];
 	struct dirent *d;
+	size_t seen;
 	DIR *dir;
 
 	if (run->tbits) {
@@ -333,13 +376,19 @@ void lat_run_each_thread(const struct lat_run *run, void (*fn)(__u32 tid, void *
 		return;
 	}
 	for (__u32 i = 0; i < run->npids; i++) {
-		snprintf(path, sizeof(path), "/proc/%u/task", run->pids[i]);
-		if (!(dir = opendir(path)))
+		if (!(dir = task_dir(run, i)))
 			continue;
+		seen = 0;
 		while ((d = readdir(dir)))
-			if (d->d_name[0] != '.')
+			if (d->d_name[0] != '.') {
 				fn((__u32)atoi(d->d_name), ctx);
-		closedir(dir);
+				seen++;
+			}
+		if (i >= LAT_TASK_DIRS || !seen) {
+			closedir(dir);
+			if (i < LAT_TASK_DIRS)
+				task_dirs.dir[i] = NULL;
+		}
 	}
 	for (__u32 i = 0; i < run->ntids; i++)
 		fn(run->tids[i], ctx);
@@ -408,6 +457,7 @@ void lat_run_each_pinned(const struct lat_run *run, void (*fn)(__u32 tid, int cp
 
 void lat_run_pinned_free(void)
 {
+	task_dirs_close();
 	free(pinned.v);
 	memset(&pinned, 0, sizeof(pinned));
 }
