@@ -125,8 +125,9 @@ int main(int argc, char **argv)
 	end = now_ns() + (long long)(seconds * 1e9);
 	for (next = start; !stop && next < end; next += interval_ms * 1000000LL) {
 		size_t pad = (size_t)pad_kb * 1024;
-		char *body = NULL;
-		int len;
+		struct lat_http_body w;
+		char *body;
+		size_t len;
 
 		ts.tv_sec = next / 1000000000LL;
 		ts.tv_nsec = next % 1000000000LL;
@@ -135,28 +136,26 @@ int main(int argc, char **argv)
 			;
 		if (stop)
 			break;
-		len = asprintf(&body,
-			       "# HELP latbpf_demo_publishes_total Publishes so far.\n"
-			       "# TYPE latbpf_demo_publishes_total counter\n"
-			       "latbpf_demo_publishes_total %lu\n"
-			       "# HELP latbpf_demo_wait_seconds A fixed histogram.\n"
-			       "# TYPE latbpf_demo_wait_seconds histogram\n"
-			       "latbpf_demo_wait_seconds_bucket{le=\"0.001\"} 3\n"
-			       "latbpf_demo_wait_seconds_bucket{le=\"+Inf\"} 5\n"
-			       "latbpf_demo_wait_seconds_sum 0.25\n"
-			       "latbpf_demo_wait_seconds_count 5\n%s", n + 1, pad ? "# " : "");
-		if (len < 0)
+		if (lat_http_body_open(&w))
 			return 1;
-		if (pad) {
-			body = realloc(body, (size_t)len + pad + 1);
-			if (!body)
-				return 1;
-			memset(body + len, 'x', pad);
-			body[len + pad - 1] = '\n';
-			len += (int)pad;
-		}
+		fprintf(w.f,
+			"# HELP latbpf_demo_publishes_total Publishes so far.\n"
+			"# TYPE latbpf_demo_publishes_total counter\n"
+			"latbpf_demo_publishes_total %lu\n"
+			"# HELP latbpf_demo_wait_seconds A fixed histogram.\n"
+			"# TYPE latbpf_demo_wait_seconds histogram\n"
+			"latbpf_demo_wait_seconds_bucket{le=\"0.001\"} 3\n"
+			"latbpf_demo_wait_seconds_bucket{le=\"+Inf\"} 5\n"
+			"latbpf_demo_wait_seconds_sum 0.25\n"
+			"latbpf_demo_wait_seconds_count 5\n%s", n + 1, pad ? "# " : "");
+		for (size_t k = 0; pad && k + 1 < pad; k++)
+			fputc('x', w.f);
+		if (pad)
+			fputc('\n', w.f);
+		if (!(body = lat_http_body_close(&w, &len)))
+			return 1;
 		t = now_ns();
-		lat_http_publish(h, body, (size_t)len);
+		lat_http_publish(h, body, len);
 		n++;
 		done = now_ns();
 		if (done - t > max_publish)

@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,7 @@ static struct {
 	__typeof__(&MHD_stop_daemon) stop_daemon;
 	__typeof__(&MHD_quiesce_daemon) quiesce_daemon;
 	__typeof__(&MHD_create_response_from_buffer) create_response_from_buffer;
+	__typeof__(&MHD_create_response_from_buffer_with_free_callback) create_response_free_cb;
 	__typeof__(&MHD_add_response_header) add_response_header;
 	__typeof__(&MHD_queue_response) queue_response;
 	__typeof__(&MHD_destroy_response) destroy_response;
@@ -56,6 +58,7 @@ static struct {
 #define MHD_stop_daemon (*mhd.stop_daemon)
 #define MHD_quiesce_daemon (*mhd.quiesce_daemon)
 #define MHD_create_response_from_buffer (*mhd.create_response_from_buffer)
+#define MHD_create_response_from_buffer_with_free_callback (*mhd.create_response_free_cb)
 #define MHD_add_response_header (*mhd.add_response_header)
 #define MHD_queue_response (*mhd.queue_response)
 #define MHD_destroy_response (*mhd.destroy_response)
@@ -94,7 +97,8 @@ static int load_mhd(void)
 {
 	static const char *const names[] = {
 		"MHD_start_daemon", "MHD_stop_daemon", "MHD_quiesce_daemon",
-		"MHD_create_response_from_buffer", "MHD_add_response_header",
+		"MHD_create_response_from_buffer",
+		"MHD_create_response_from_buffer_with_free_callback", "MHD_add_response_header",
 		"MHD_queue_response", "MHD_destroy_response", "MHD_lookup_connection_value",
 		"MHD_get_connection_info", "MHD_basic_auth_get_username_password",
 		"MHD_queue_basic_auth_fail_response", "MHD_free", "MHD_is_feature_supported",
@@ -677,13 +681,101 @@ int lat_http_reload(struct lat_http *h)
 	return 0;
 }
 
+/* A pooled body: its size before its bytes (MHD is given data) */
+struct lat_body {
+	size_t cap, len;
+	char data[];
+};
+
+/* two: the one MHD serves and the one the next poll writes */
+#define BODY_POOL 2
+static pthread_mutex_t body_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct lat_body *body_pool[BODY_POOL];
+
+/* MHD's free callback too: from its thread when a client held it last */
+void lat_http_body_put(void *data)
+{
+	struct lat_body *b;
+
+	if (!data)
+		return;
+	b = (struct lat_body *)((char *)data - offsetof(struct lat_body, data));
+	pthread_mutex_lock(&body_lock);
+	for (int i = 0; i < BODY_POOL && b; i++)
+		if (!body_pool[i]) {
+			body_pool[i] = b;
+			b = NULL;
+		}
+	pthread_mutex_unlock(&body_lock);
+	free(b);
+}
+
+static ssize_t body_write(void *cookie, const char *buf, size_t n)
+{
+	struct lat_http_body *w = cookie;
+	struct lat_body *b = w->b, *nb;
+	size_t cap = b->cap;
+
+	while (cap < b->len + n + 1)
+		cap *= 2;
+	if (cap != b->cap) {
+		if (!(nb = realloc(b, sizeof(*b) + cap)))
+			return -1;
+		w->b = b = nb;
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, buf, n);
+	b->len += n;
+	return (ssize_t)n;
+}
+
+int lat_http_body_open(struct lat_http_body *w)
+{
+	struct lat_body *b = NULL;
+
+	pthread_mutex_lock(&body_lock);
+	for (int i = 0; i < BODY_POOL && !b; i++)
+		if ((b = body_pool[i]))
+			body_pool[i] = NULL;
+	pthread_mutex_unlock(&body_lock);
+	if (!b && (b = malloc(sizeof(*b) + 4096)))
+		b->cap = 4096;
+	if (!b)
+		return -ENOMEM;
+	b->len = 0;
+	w->b = b;
+	w->f = fopencookie(w, "w", (cookie_io_functions_t){ .write = body_write });
+	if (!w->f) {
+		lat_http_body_put(b->data);
+		w->b = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+char *lat_http_body_close(struct lat_http_body *w, size_t *len)
+{
+	bool bad = fclose(w->f) != 0;
+
+	w->f = NULL;
+	if (bad) {
+		lat_http_body_put(w->b->data);
+		w->b = NULL;
+		return NULL;
+	}
+	w->b->data[w->b->len] = '\0';
+	*len = w->b->len;
+	return w->b->data;
+}
+
 void lat_http_publish(struct lat_http *h, char *body, size_t len)
 {
 	struct MHD_Response *r, *old;
 
-	r = h ? MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE) : NULL;
+	r = h ? MHD_create_response_from_buffer_with_free_callback(len, body,
+								  lat_http_body_put) : NULL;
 	if (!r) {
-		free(body);	/* scrapers keep the previous body */
+		lat_http_body_put(body);	/* scrapers keep the previous body */
 		return;
 	}
 	if (MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
@@ -713,6 +805,12 @@ void lat_http_stop(struct lat_http *h)
 	server_stop(h->srv);
 	if (h->cur)
 		MHD_destroy_response(h->cur);
+	pthread_mutex_lock(&body_lock);
+	for (int i = 0; i < BODY_POOL; i++) {
+		free(body_pool[i]);
+		body_pool[i] = NULL;
+	}
+	pthread_mutex_unlock(&body_lock);
 	pthread_mutex_destroy(&h->lock);
 	free(h->web_config);
 	free(h);

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /*
  * The --prometheus endpoint: GET /metrics served by libmicrohttpd from its
@@ -47,7 +48,27 @@ int lat_http_inherit(void);
  */
 int lat_http_reload(struct lat_http *h);
 
-/* Takes ownership of body (malloc'd, or NULL when len is 0). */
+/*
+ * Bodies for lat_http_publish. A poll's exposition is hundreds of KiB, and
+ * a block that large is mmap'd (src/cli/trace.c's mallopt): a fresh one
+ * at every poll cost an mmap, a page fault a page and a munmap whose TLB
+ * flush waits for the other CPUs, kernel work a target woken on latbpf's
+ * CPU waits behind. So a body MHD is done with goes back to a small pool,
+ * and the next poll writes into it. lat_http_body_open: a stream (w->f, 0
+ * or -ENOMEM) writing into a pooled body; lat_http_body_close: the body
+ * (NULL on an error of the stream's, which is closed either way) and its
+ * length.
+ */
+struct lat_http_body {
+	FILE *f;		/* write the body here */
+	struct lat_body *b;	/* http.c's */
+};
+int lat_http_body_open(struct lat_http_body *w);
+char *lat_http_body_close(struct lat_http_body *w, size_t *len);
+/* a body not published: back to the pool */
+void lat_http_body_put(void *body);
+
+/* Takes ownership of body (lat_http_body_close's, or NULL when len is 0). */
 void lat_http_publish(struct lat_http *h, char *body, size_t len);
 
 /*

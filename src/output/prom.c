@@ -343,48 +343,59 @@ static void about(FILE *f, const struct lat_snap *s)
 		"run, at exit)\n# TYPE latbpf_interval gauge\nlatbpf_interval %ld\n", s->interval);
 }
 
-char *lat_prom_render(const struct lat_snap *s, size_t *len)
+/* The exposition of s into f; x: the sample array of the last render,
+ * reused (n 0). False when memory ran out. */
+static bool render(const struct lat_snap *s, FILE *f, struct expo *x)
 {
 	const struct lat_node *drops = lat_snap_find(&s->root, "drops"), *d;
-	struct expo x = { 0 };
 	const char *last = NULL;
-	char *buf = NULL;
-	FILE *f;
 	size_t i;
 
+	x->n = 0;
+	x->oom = false;
 	for (const struct lat_node *n = s->root.child; n; n = n->next)
 		if (!(n->flags & LAT_F_PROV) && n->key && strcmp(n->key, "drops"))
-			walk(&x, n, n->key);
-	qsort(x.a, x.n, sizeof(*x.a), cmp_sample);
-	f = open_memstream(&buf, len);
-	if (f) {
-		about(f, s);
-		for (i = 0; i < x.n; i++) {
-			if (!last || strcmp(last, x.a[i].name)) {
-				fprintf(f, "# HELP %s ", x.a[i].name);
-				esc(f, x.a[i].help, false);
-				fprintf(f, "\n# TYPE %s %s\n", x.a[i].name, x.a[i].type);
-			}
-			last = x.a[i].name;
-			fputs(x.a[i].text, f);
+			walk(x, n, n->key);
+	qsort(x->a, x->n, sizeof(*x->a), cmp_sample);
+	about(f, s);
+	for (i = 0; i < x->n; i++) {
+		if (!last || strcmp(last, x->a[i].name)) {
+			fprintf(f, "# HELP %s ", x->a[i].name);
+			esc(f, x->a[i].help, false);
+			fprintf(f, "\n# TYPE %s %s\n", x->a[i].name, x->a[i].type);
 		}
-		fputs("# HELP latbpf_drops_total events or samples latbpf lost, by where\n"
-		      "# TYPE latbpf_drops_total counter\n", f);
-		/* every place the run's "drops" sums, 0 included */
-		for (d = drops ? drops->child : NULL; d; d = d->next) {
-			fputs("latbpf_drops_total{what=\"", f);
-			esc(f, d->key, true);
-			fprintf(f, "\"} %llu\n", d->v.c.run);
-		}
-		if (fclose(f) || x.oom) {
-			free(buf);
-			buf = NULL;
-		}
+		last = x->a[i].name;
+		fputs(x->a[i].text, f);
 	}
-	for (i = 0; i < x.n; i++) {
-		free((char *)x.a[i].name);
-		free(x.a[i].help);
-		free(x.a[i].text);
+	fputs("# HELP latbpf_drops_total events or samples latbpf lost, by where\n"
+	      "# TYPE latbpf_drops_total counter\n", f);
+	/* every place the run's "drops" sums, 0 included */
+	for (d = drops ? drops->child : NULL; d; d = d->next) {
+		fputs("latbpf_drops_total{what=\"", f);
+		esc(f, d->key, true);
+		fprintf(f, "\"} %llu\n", d->v.c.run);
+	}
+	for (i = 0; i < x->n; i++) {
+		free((char *)x->a[i].name);
+		free(x->a[i].help);
+		free(x->a[i].text);
+	}
+	return !x->oom;
+}
+
+char *lat_prom_render(const struct lat_snap *s, size_t *len)
+{
+	struct expo x = { 0 };
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	bool ok;
+
+	if (!f)
+		return NULL;
+	ok = render(s, f, &x);
+	if (fclose(f) || !ok) {
+		free(buf);
+		buf = NULL;
 	}
 	free(x.a);
 	free(x.tmp);
@@ -394,14 +405,26 @@ char *lat_prom_render(const struct lat_snap *s, size_t *len)
 struct prom_sink {
 	struct lat_sink k;
 	struct lat_http *http;
+	struct expo x;	/* kept from poll to poll, as the bodies are
+			 * (output/http.h): no mmap'd block made anew */
 };
 
 static int prom_publish(struct lat_sink *k, const struct lat_snap *s)
 {
 	struct prom_sink *p = (struct prom_sink *)k;
+	struct lat_http_body w;
 	size_t len = 0;
-	char *body = lat_prom_render(s, &len);
+	char *body = NULL;
 
+	if (!lat_http_body_open(&w)) {
+		bool ok = render(s, w.f, &p->x);
+
+		body = lat_http_body_close(&w, &len);
+		if (body && !ok) {
+			lat_http_body_put(body);
+			body = NULL;
+		}
+	}
 	if (!body) {
 		fprintf(stderr, "latbpf: --prometheus: out of memory; serving the last metrics\n");
 		return -ENOMEM;
@@ -415,6 +438,8 @@ static void prom_free(struct lat_sink *k)
 	struct prom_sink *p = (struct prom_sink *)k;
 
 	lat_http_stop(p->http);
+	free(p->x.a);
+	free(p->x.tmp);
 	free(p);
 }
 
