@@ -580,7 +580,13 @@ enum lat_status lat_trace_main(int argc, char **argv, int sub)
 	 * each free, so the heap keeps every poll's high water and
 	 * fragments as the blocks change size (26 MiB with 10,000 threads) */
 	mallopt(M_MMAP_THRESHOLD, 64 * 1024);
-	mallopt(M_TRIM_THRESHOLD, 256 * 1024);
+	/* and the heap's top is not given back and taken again at each
+	 * poll: a render's strings grew it 8 brk() calls of 132 KiB (a page
+	 * fault a page) and trimmed 700 KiB after, kernel work a target
+	 * woken on latbpf's CPU waits behind. The peak (VmHWM) is the same:
+	 * those pages were resident at each render's height */
+	mallopt(M_TRIM_THRESHOLD, 2 * 1024 * 1024);
+	mallopt(M_TOP_PAD, 512 * 1024);
 	if (lat_opts_parse(argc - sub + 1, argv + sub - 1, &t.o))
 		return LAT_FAIL_USAGE;
 	if (t.o.help || t.o.version) {
