@@ -117,6 +117,12 @@ struct timefam {
 	struct lat_time_wk_cache *wkc;		/* per CPU: seq before, seq after, cache */
 	__u64 stale_polls, stale_polls_before;
 	struct tset th_now, th_before;
+	/* kept from poll to poll, as the sets' buffers: read_threads' entries
+	 * and its unsorted set (a block of 64 KiB and more is mmap'd: made
+	 * anew at every poll it cost an mmap, its page faults, a munmap) */
+	struct tset spare;
+	struct tentry *re;
+	size_t re_cap;
 	__u64 th_dropped, th_dropped_before;
 	struct lat_hist scratch;
 	struct lat_sc_losses loss_now, loss_before;	/* the shared object's, */
@@ -504,6 +510,16 @@ static void tset_free(struct tset *ts)
 	memset(ts, 0, sizeof(*ts));
 }
 
+/* an empty set in the buffers of ts, which it takes (ts left empty) */
+static struct tset tset_reuse(struct tset *ts)
+{
+	struct tset r = *ts;
+
+	memset(ts, 0, sizeof(*ts));
+	r.n = r.nc = r.used = 0;
+	return r;
+}
+
 static const struct lat_hist_packed *tset_hist(const struct tset *ts, const struct tcause *c)
 {
 	return (const struct lat_hist_packed *)(ts->blob + c->off);
@@ -648,8 +664,8 @@ static int tset_copy(struct tset *ts, const struct tset *from, const struct tthr
 static int read_threads(struct timefam *t)
 {
 	int fd = bpf_map__fd(t->skel->maps.time_threads), err;
-	struct tset ts = { 0 }, *bs = &t->th_now;
-	struct tread r = { .ts = &ts };
+	struct tset ts = tset_reuse(&t->spare), *bs = &t->th_now;
+	struct tread r = { .e = t->re, .cap = t->re_cap, .ts = &ts };
 	struct lat_time_thread_key *gone = NULL;
 	size_t i, j, ngone = 0, nold = 0, keep;
 	struct tthread th;
@@ -682,7 +698,8 @@ static int read_threads(struct timefam *t)
 	if (!err && ngone)
 		lat_map_delete_keys(fd, gone, ngone, sizeof(*gone));
 	free(gone);
-	free(r.e);
+	t->re = r.e;
+	t->re_cap = r.cap;
 	/* exited threads of before whose entries are gone, the newest kept */
 	for (i = 0; i < bs->n; i++)
 		nold += bs->t[i].exited != 0;
@@ -706,11 +723,12 @@ static int read_threads(struct timefam *t)
 	}
 	/* the map's were sorted; the copied exited ones sort in */
 	{
-		struct tset sorted = { 0 };
+		struct tset sorted = tset_reuse(&t->th_before);
 		struct tthread **idx = malloc((ts.n ? ts.n : 1) * sizeof(*idx));
 
 		if (!idx) {
 			tset_free(&ts);
+			tset_free(&sorted);
 			return -ENOMEM;
 		}
 		for (i = 0; i < ts.n; i++)
@@ -725,14 +743,13 @@ static int read_threads(struct timefam *t)
 		for (i = 0; !err && i < ts.n; i++)
 			err = tset_copy(&sorted, &ts, idx[i]);
 		free(idx);
-		tset_free(&ts);
+		t->spare = ts;
 		if (err) {
 			tset_free(&sorted);
 			return err;
 		}
 		ts = sorted;
 	}
-	tset_free(&t->th_before);
 	t->th_before = t->th_now;
 	t->th_now = ts;
 	return 0;
@@ -1088,6 +1105,8 @@ static void time_destroy(void *priv)
 	free(t->wk_before.a);
 	tset_free(&t->th_now);
 	tset_free(&t->th_before);
+	tset_free(&t->spare);
+	free(t->re);
 	free(t);
 }
 
