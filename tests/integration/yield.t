@@ -379,9 +379,9 @@ run_case() { # run_case NAME INTERVAL CTL_BURST CTL_PERIOD
 	# end, 62-120 us: it naps now when the hiccup family counts a waiter
 	# there (docs/performance.md, "Per-CPU values read from memory").
 	# With the opens, closes and mmaps a poll made gone and the observer
-	# off latbpf's exit: under 100 us in 3 runs of 7 (2026-12-01, "System
+	# off latbpf's exit: under 100 us in 4 runs of 8 (2026-12-01, "System
 	# calls latbpf did not need"); the others had host stalls, the
-	# control waits of 1.3-6 ms
+	# control waits of 0.7-6 ms
 	_todo="issue 29: latbpf's system calls (this kernel does not preempt in them) hold a target up to 0.2 ms, and this host's vCPU stalls longer, which the control gets too (docs/performance.md, \"The host's floor\")"
 	timing check "$name: bpftrace: no wait behind latbpf over 100 us (longest $max ns)" \
 		num_le "${max:-0}" 100000
