@@ -118,7 +118,10 @@ static int watch(struct lat_tgt *g, pid_t id, bool thread)
 	return 0;
 }
 
-/* A pidfd per target: room for them all */
+/* the task directories kept open for the pinned walk (below) */
+#define LAT_TASK_DIRS 64
+
+/* A pidfd per target, and the kept task directories: room for them all */
 static void raise_nofile(__u32 need)
 {
 	struct rlimit r;
@@ -136,7 +139,7 @@ static int take_ids(struct lat_tgt *g, const struct lat_target_spec *o)
 	__u32 i;
 	int err;
 
-	raise_nofile(o->n_pids + o->n_tids);
+	raise_nofile(o->n_pids + o->n_tids + LAT_TASK_DIRS);
 	for (i = 0; i < o->n_pids; i++) {
 		pid_t p = (pid_t)o->pids[i];
 
@@ -326,8 +329,6 @@ void lat_tgt_cleanup(struct lat_tgt *g)
  * walk that finds no thread (the process is gone, its pid perhaps taken
  * by another) closes it, and the next walk opens the path again.
  */
-#define LAT_TASK_DIRS 64
-
 static struct {
 	const __u32 *pids;	/* whose: the run's list these are of */
 	DIR *dir[LAT_TASK_DIRS];

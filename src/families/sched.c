@@ -367,7 +367,9 @@ static int poll_threads(struct sched *s)
 	/* built in the buffers of the set before last, which this poll
 	 * drops: a set of 64 KiB and more is mmap'd (trace.c's mallopt), and
 	 * a fresh one each poll cost an mmap, its page faults and a munmap
-	 * (up to 112 us, in the kernel, where a woken target waits) */
+	 * (up to 112 us, in the kernel, where a woken target waits). A poll
+	 * that fails (out of memory, a map read refused) ends the run
+	 * without the set before last: its final record is whole-run. */
 	struct thread_set ts = s->th_before, *bs = &s->th_now;
 	struct poll_ctx pc = { .ts = &ts, .poll = ++s->polls };
 	const struct thread_rec **old = NULL;

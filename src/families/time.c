@@ -723,14 +723,16 @@ static int read_threads(struct timefam *t)
 	}
 	/* the map's were sorted; the copied exited ones sort in */
 	{
-		struct tset sorted = tset_reuse(&t->th_before);
 		struct tthread **idx = malloc((ts.n ? ts.n : 1) * sizeof(*idx));
+		struct tset sorted;
 
 		if (!idx) {
 			tset_free(&ts);
-			tset_free(&sorted);
 			return -ENOMEM;
 		}
+		/* the set before last's buffers, from here on (a copy that
+		 * fails leaves the family's last interval without it) */
+		sorted = tset_reuse(&t->th_before);
 		for (i = 0; i < ts.n; i++)
 			idx[i] = &ts.t[i];
 		for (i = 1; i < ts.n; i++)	/* insertion: nearly sorted */

@@ -755,7 +755,11 @@ int lat_http_body_open(struct lat_http_body *w)
 
 char *lat_http_body_close(struct lat_http_body *w, size_t *len)
 {
-	bool bad = fclose(w->f) != 0;
+	/* a chunk the stream could not write is dropped and the stream
+	 * marked (ferror); fclose says only its own last flush */
+	bool bad = ferror(w->f);
+
+	bad |= fclose(w->f) != 0;
 
 	w->f = NULL;
 	if (bad) {

@@ -7,6 +7,7 @@
 #include "core/snap.h"
 #include "output/json.h"
 #include "output/prom.h"
+#include "output/http.h"
 #include "tap.h"
 
 static struct lat_hist run, before;
@@ -196,5 +197,34 @@ int main(void)
 	}
 	free(p);
 	lat_snap_free(&s);
+
+	/* the /metrics bodies: written through a stream into a pooled block
+	 * that grows, handed back and taken again without a new one */
+	{
+		struct lat_http_body w;
+		static char big[200000];
+		char *b, *b2;
+		size_t blen = 0, b2len = 0;
+		int good = 1;
+
+		memset(big, 'y', sizeof(big));
+		ok(!lat_http_body_open(&w), "a body opens");
+		fputs("head\n", w.f);
+		fwrite(big, 1, sizeof(big), w.f);
+		fprintf(w.f, "tail %d\n", 42);
+		b = lat_http_body_close(&w, &blen);
+		ok(b && blen == 5 + sizeof(big) + 8, "a body of %zu bytes, grown past its 4 KiB", blen);
+		for (size_t i = 0; b && i < sizeof(big); i++)
+			good &= b[5 + i] == 'y';
+		ok(b && good && !memcmp(b, "head\n", 5) && !strcmp(b + 5 + sizeof(big), "tail 42\n"),
+		   "its bytes in order, NUL after them");
+		lat_http_body_put(b);
+		ok(!lat_http_body_open(&w), "a second body opens");
+		fputs("x", w.f);
+		b2 = lat_http_body_close(&w, &b2len);
+		ok(b2 == b && b2len == 1 && !strcmp(b2, "x"),
+		   "the second is the first's block, given back to the pool");
+		lat_http_body_put(b2);
+	}
 	return done_testing();
 }
