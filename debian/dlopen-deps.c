@@ -15,7 +15,8 @@
 void *const latbpf_dlopened[] = {
 	/* libmicrohttpd */
 	(void *)MHD_start_daemon, (void *)MHD_stop_daemon, (void *)MHD_quiesce_daemon,
-	(void *)MHD_create_response_from_buffer, (void *)MHD_add_response_header,
+	(void *)MHD_create_response_from_buffer,
+	(void *)MHD_create_response_from_buffer_with_free_callback, (void *)MHD_add_response_header,
 	(void *)MHD_queue_response, (void *)MHD_destroy_response,
 	(void *)MHD_lookup_connection_value, (void *)MHD_get_connection_info,
 	(void *)MHD_basic_auth_get_username_password,
