@@ -502,15 +502,17 @@ timeout -s KILL 60 "$LATBPF" bench fs_read fs_contention --dir "$FSD" --json "$T
 	>"$T/fs.out" 2>&1
 ok $? "bench fs_read fs_contention exits 0"
 check "nothing is left in --dir" test -z "$(ls -A "$FSD")"
-# fio's completion latency (clat) median in ns, of a job on a 64 MiB file
-# (options before a --name are every job's; one job "f" unless --name is given)
-fio_p50() {
+# fio's completion latency (clat) in ns, "min p50", of a job on a 64 MiB
+# file (options before a --name are every job's; one job "f" unless
+# --name is given); fio_p50: its median alone
+fio_clat() {
 	local a=("$@")
 	[[ " $* " == *" --name="* ]] || a+=(--name=f)
 	timeout -s KILL 60 fio --directory="$FSD" --bs=4k --ioengine=psync \
 		--runtime=2 --time_based --group_reporting --output-format=json "${a[@]}" 2>/dev/null |
-		jq -r '.jobs[0].read.clat_ns.percentile["50.000000"]'
+		jq -r '.jobs[0].read.clat_ns | "\(.min) \(.percentile["50.000000"])"'
 }
+fio_p50() { fio_clat "$@" | awk '{ print $2 }'; }
 fp=$(fio_p50 --size=64m --rw=read --invalidate=0 --cpus_allowed=1 --filename=seq64)
 # now cached, twice. fio's median of a cached read is not one figure:
 # 470-540 ns in CI's rehearsals to 2026-11-30, 908-956 since (its minimum
@@ -518,11 +520,6 @@ fp=$(fio_p50 --size=64m --rw=read --invalidate=0 --cpus_allowed=1 --filename=seq
 # read 383-447; fio times its own bookkeeping inside each read too. So
 # latbpf's median is judged against fio's whole range of typical reads,
 # its fastest to its median, within 2x either way
-fio_clat() { # fio_p50's job: "min p50" of its completion latency, ns
-	timeout -s KILL 60 fio --directory="$FSD" --bs=4k --ioengine=psync \
-		--runtime=2 --time_based --group_reporting --output-format=json "$@" --name=f 2>/dev/null |
-		jq -r '.jobs[0].read.clat_ns | "\(.min) \(.percentile["50.000000"])"'
-}
 read -r fmin fp < <(fio_clat --size=64m --rw=read --invalidate=0 --cpus_allowed=1 --filename=seq64)
 read -r fmin2 fp2 < <(fio_clat --size=64m --rw=read --invalidate=0 --cpus_allowed=1 --filename=seq64)
 lp=$(res "$T/fs.json" fs_read_seq_cached_64m .hist.p50)
