@@ -145,7 +145,7 @@ static void sect_free(struct sect *x)
  * first ones, or the last ones of a tail) */
 static void put_sect(FILE *f, const struct sect *x, int k, int cols, const bool *pick)
 {
-	int rows = x->n - x->head, show, i;
+	int rows = x->n - x->head, show, i, first;
 	char note[96], *l0, *title;
 
 	if (k < 0 || k >= x->n) {
@@ -165,10 +165,12 @@ static void put_sect(FILE *f, const struct sect *x, int k, int cols, const bool 
 	}
 	snprintf(note, sizeof(note), "  (%d of %d shown%s)", show, rows,
 		 x->tail ? ", the newest" : "; keys 1-9");
-
+	/* a section without heads (the counters) has the note on the first
+	 * line it shows, one of its k */
+	first = x->head ? 0 : x->tail ? rows - show : 0;
 
 	/* the note on the first line, over its end if need be */
-	l0 = strdup(x->l[0]);
+	l0 = strdup(x->l[first]);
 	if (!l0)
 		return;
 	cut(l0, cols - (int)strlen(note) > 0 ? cols - (int)strlen(note) : 0);
@@ -183,6 +185,11 @@ static void put_sect(FILE *f, const struct sect *x, int k, int cols, const bool 
 	free(l0);
 	for (i = 1; i < x->head; i++)
 		fprintf(f, "%s\n", x->l[i]);
+	if (!x->head) {
+		for (i = first + 1; i < first + show; i++)
+			fprintf(f, "%s\n", x->l[i]);
+		return;
+	}
 rows:
 	if (x->tail)
 		for (i = rows - show; i < rows; i++)

@@ -8,6 +8,8 @@
  * writer, the Prometheus exposition, the one-screen view at 120x40 (UTF-8)
  * and 80x24 (ASCII), and the HTML page. The bytes must equal the golden
  * files beside the run (gzip'd): what refactoring the code may not change.
+ * Every record's view is also rendered at every height from 6 to 64 rows
+ * (80 and 120 columns) and must fit the frame the terminal gets.
  *
  * GOLDEN_UPDATE=1 writes the golden files anew (when an output changes on
  * purpose: say why in the commit).
@@ -61,8 +63,59 @@ static void screen(FILE *f, const struct lat_snap *s, int cols, int rows, bool u
 	lat_screen_render(f, s, NULL, &v);
 }
 
+/*
+ * A frame on the terminal has rows - 1 lines (tty.c keeps the last row
+ * free and cuts what is past it with "more below"), so the view must fit
+ * what it renders into that at every height: worst[h] is how many lines
+ * it wrote at h rows, over every record, when that is more.
+ */
+enum { FIT_LO = 6, FIT_HI = 64 };
+
+static void fits(const struct lat_snap *s, int cols, bool utf8, int *worst)
+{
+	for (int rows = FIT_LO; rows <= FIT_HI; rows++) {
+		struct lat_screen v = { .cols = cols, .rows = rows, .utf8 = utf8, .live = true,
+					.provenance = true };
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		int n = 0;
+
+		if (!f)
+			continue;
+		for (int run = 0; run < 2; run++) {
+			v.run = run;
+			lat_screen_render(f, s, NULL, &v);
+			fflush(f);
+			n = 0;
+			for (size_t i = 0; i < len; i++)
+				n += buf[i] == '\n';
+			if (n > rows - 1 && n > worst[rows])
+				worst[rows] = n;
+			rewind(f);
+			len = 0;
+		}
+		fclose(f);
+		free(buf);
+	}
+}
+
+static void judge_fit(const int *worst, int cols)
+{
+	char bad[512] = "";
+	size_t l = 0;
+
+	for (int rows = FIT_LO; rows <= FIT_HI; rows++)
+		if (worst[rows] && l < sizeof(bad) - 32)
+			l += (size_t)snprintf(bad + l, sizeof(bad) - l, " %dx%d: %d lines;", cols,
+					      rows, worst[rows]);
+	ok(!l, "at %d columns and every height from %d to %d rows, every record's view fits in "
+	   "rows - 1 lines%s", cols, FIT_LO, FIT_HI, bad);
+}
+
 int main(void)
 {
+	int worst80[FIT_HI + 1] = { 0 }, worst120[FIT_HI + 1] = { 0 };
 	struct out o[] = {
 		{ .name = "text.txt" }, { .name = "json.ndjson" }, { .name = "prom.txt" },
 		{ .name = "screen.txt" },
@@ -120,7 +173,11 @@ int main(void)
 		free(p);
 		screen(o[SCREEN].f, &r.snap, 120, 40, true);
 		screen(o[SCREEN].f, &r.snap, 80, 24, false);
+		fits(&r.snap, 80, false, worst80);
+		fits(&r.snap, 120, true, worst120);
 	}
+	judge_fit(worst80, 80);
+	judge_fit(worst120, 120);
 	ok(!err, "every sink took every record");
 	/* the JSON sink closes its file */
 	for (int j = 0; j < 3; j++)
