@@ -71,7 +71,7 @@ static void screen(FILE *f, const struct lat_snap *s, int cols, int rows, bool u
  */
 enum { FIT_LO = 6, FIT_HI = 64 };
 
-static void fits(const struct lat_snap *s, int cols, bool utf8, int *worst)
+static void fits(const struct lat_snap *s, int cols, bool utf8, int *worst, int *wide)
 {
 	for (int rows = FIT_LO; rows <= FIT_HI; rows++) {
 		struct lat_screen v = { .cols = cols, .rows = rows, .utf8 = utf8, .live = true,
@@ -88,8 +88,16 @@ static void fits(const struct lat_snap *s, int cols, bool utf8, int *worst)
 			lat_screen_render(f, s, NULL, &v);
 			fflush(f);
 			n = 0;
-			for (size_t i = 0; i < len; i++)
-				n += buf[i] == '\n';
+			for (size_t i = 0, c = 0; i < len; i++) {
+				/* a cell a character (no escapes: the view writes
+				 * none; tty.c adds its own) */
+				if (buf[i] == '\n') {
+					n++;
+					c = 0;
+				} else if (((unsigned char)buf[i] & 0xc0) != 0x80 && ++c > (size_t)cols) {
+					*wide = *wide > rows ? *wide : rows;
+				}
+			}
 			if (n > rows - 1 && n > worst[rows])
 				worst[rows] = n;
 			rewind(f);
@@ -100,7 +108,7 @@ static void fits(const struct lat_snap *s, int cols, bool utf8, int *worst)
 	}
 }
 
-static void judge_fit(const int *worst, int cols)
+static void judge_fit(const int *worst, int wide, int cols)
 {
 	char bad[512] = "";
 	size_t l = 0;
@@ -111,11 +119,13 @@ static void judge_fit(const int *worst, int cols)
 					      rows, worst[rows]);
 	ok(!l, "at %d columns and every height from %d to %d rows, every record's view fits in "
 	   "rows - 1 lines%s", cols, FIT_LO, FIT_HI, bad);
+	ok(!wide, "... and no line is wider than %d columns (%s%d rows)", cols,
+	   wide ? "too wide at up to " : "", wide);
 }
 
 int main(void)
 {
-	int worst80[FIT_HI + 1] = { 0 }, worst120[FIT_HI + 1] = { 0 };
+	int worst80[FIT_HI + 1] = { 0 }, worst120[FIT_HI + 1] = { 0 }, wide80 = 0, wide120 = 0;
 	struct out o[] = {
 		{ .name = "text.txt" }, { .name = "json.ndjson" }, { .name = "prom.txt" },
 		{ .name = "screen.txt" },
@@ -173,11 +183,11 @@ int main(void)
 		free(p);
 		screen(o[SCREEN].f, &r.snap, 120, 40, true);
 		screen(o[SCREEN].f, &r.snap, 80, 24, false);
-		fits(&r.snap, 80, false, worst80);
-		fits(&r.snap, 120, true, worst120);
+		fits(&r.snap, 80, false, worst80, &wide80);
+		fits(&r.snap, 120, true, worst120, &wide120);
 	}
-	judge_fit(worst80, 80);
-	judge_fit(worst120, 120);
+	judge_fit(worst80, wide80, 80);
+	judge_fit(worst120, wide120, 120);
 	ok(!err, "every sink took every record");
 	/* the JSON sink closes its file */
 	for (int j = 0; j < 3; j++)
