@@ -1088,6 +1088,9 @@ static void fit(FILE *f, struct scr *x, int avail)
 	int mins = 0, give, cols = x->o->cols;
 	bool *pick = NULL;
 
+	if (avail <= 0)
+		return;		/* the header fills the window (put_sect's k < 0 is "all") */
+
 	/* the shares first (their title and two lines at least), within a
 	 * quarter of the window: the families' lines below must fit too */
 	if (x->shares.n) {
