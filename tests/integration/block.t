@@ -89,11 +89,15 @@ listed=$(final "$T/one.json" "[$dev | .read.count // 0, .write.count // 0] | add
 keys=$(final "$T/one.json" "[$dev | .read, .write | select(. != null)] | length")
 lost=$(final "$T/one.json" '.block.stats_lost // 0')
 dlost=$(final "$T/one.json" '.drops["block.stats_lost"] // 0')
-diag "one key's room: 50 reads + 50 writes -> $listed listed under $keys key(s), $lost lost (drops $dlost)"
+# completions the kernel did not run the family's program for (one that
+# came in an interrupt on a CPU inside that program already), in drops
+# too: the only way a request may go unlisted and unlost
+missed=$(final "$T/one.json" '.block.missed // 0')
+diag "one key's room: 50 reads + 50 writes -> $listed listed under $keys key(s), $lost lost (drops $dlost), $missed missed"
 check "room for one key: the reads are listed ($listed), the writes' key is not ($keys key)" \
-	test "$listed,$keys" = "50,1"
-check "... the 50 writes are counted lost ($lost), in the drops object too ($dlost)" \
-	test "$lost,$dlost" = "50,50"
+	bash -c "[ $keys = 1 ] && [ $listed -le 50 ] && [ $((listed + missed)) -ge 50 ]"
+check "... the 50 writes are counted lost ($lost, or missed: $missed), in the drops object too ($dlost)" \
+	bash -c "[ $lost = $dlost ] && [ $lost -le 50 ] && [ $((lost + missed)) -ge 50 ]"
 grep -q 'stats_lost' "$T/one.out"
 ok $? "... and the summary names the loss"
 
@@ -127,18 +131,21 @@ fr=$(final "$T/fl.json" "$dev | .read.count // 0")
 fl=$(final "$T/fl.json" '.block.requests_lost // 0')
 dfl=$(final "$T/fl.json" '.drops["block.requests_lost"] // 0')
 fst=$(final "$T/fl.json" '.block.stale_requests // 0')
-diag "one request's room: 4 x 100 reads ($ios) -> $fr followed, $fl lost (drops $dfl), stale $fst, merged $merged; $DEV completed $reqs read requests"
+fmi=$(final "$T/fl.json" '.block.missed // 0')
+diag "one request's room: 4 x 100 reads ($ios) -> $fr followed, $fl lost (drops $dfl), $fmi missed, stale $fst, merged $merged; $DEV completed $reqs read requests"
 check "the four targets made 400 reads ($ios)" test "$ios" = 400
 check "... some found the table full: counted lost ($fl > 0), in the drops object too ($dfl)" \
 	bash -c "[ $fl -gt 0 ] && [ $fl = $dfl ]"
-# Every request followed or lost: as many as the reads less those merged
-# into another, or as the device says it completed where fewer. CI's
-# rehearsal on 2026-12-01 had 108 + 291 + 0 merged of 400: one read is
-# unexplained (its request count was not kept; bpftrace saw every loop0
-# request inserted and issued in a reader's context in three reruns)
+# Every request followed, lost or missed: as many as the reads less those
+# merged into another, or as the device says it completed where fewer.
+# CI's rehearsal on 2026-12-01 had 108 + 291 + 0 merged of 400, and one on
+# 2026-12-02 49 of phase 2b's 50 writes lost: one request unaccounted each
+# time, when these checks did not print the family's missed completions
+# (bpftrace saw every loop0 request inserted and issued in a reader's
+# context in three reruns)
 want=$((400 - merged < reqs ? 400 - merged : reqs))
-check "... every request followed or lost: $fr + $fl >= $want (400 reads - $merged merged; $reqs requests), $fr <= 400" \
-	bash -c "[ $((fr + fl)) -ge $want ] && [ $fr -le 400 ]"
+check "... every request followed, lost or missed: $fr + $fl + $fmi >= $want (400 reads - $merged merged; $reqs requests), $fr <= 400" \
+	bash -c "[ $((fr + fl + fmi)) -ge $want ] && [ $fr -le 400 ]"
 check "... no request was taken for another ($fst stale)" test "$fst" = 0
 
 # Phase 3: biolatency on the same device at the same time
