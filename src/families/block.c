@@ -212,9 +212,10 @@ static void block_publish(void *priv, struct lat_snap *s)
 	/* requests of the target that blk_inflight had no room to follow */
 	lat_pub_flags(lat_pub_count(s, "requests_lost", b->flost - b->flost_before, b->flost),
 		      LAT_F_NONZERO | LAT_F_DROP);
-	/* a merged request's leftover met by a new one: not credited */
+	/* a merged request's leftover met by a new one: not credited (a
+	 * request of the target's among them, maybe: a drop) */
 	lat_pub_flags(lat_pub_count(s, "stale_requests", b->stale - b->stale_before, b->stale),
-		      LAT_F_NONZERO);
+		      LAT_F_NONZERO | LAT_F_DROP);
 	lat_pub_end(s);
 }
 
