@@ -171,13 +171,14 @@ static __always_inline void follow(struct request *rq, struct inflight *f,
 /* Whether f follows rq and not an earlier request at its address. A later
  * request there starts later; a merge gives the request that survives the
  * older start_time_ns of the two (attempt_merge), so rq's own goes down
- * while it is followed. It also went up, now and then, between the issue
- * and the completion (block.t, 2026-12-02: in about one run of 30, one
- * read of 400 by 3.8 ms, once 49 of them; where the kernel restamps it is
- * not found), and those reads were not credited.
- * So the request is also known by its first sector, which only a front
- * merge moves: an earlier request at the same address and sector, whose
- * end was not seen, is the one case taken for this one. */
+ * while it is followed. The request is also known by its first sector,
+ * which only a front merge moves: should the kernel restamp a request
+ * (a completion 3.8 ms later than its insert was seen once), the sector
+ * still says it is the same; an earlier request at the same address and
+ * sector, whose end was not seen, is the one case taken for this one.
+ * Not solved (2026-12-02): in about one block.t run of 15 some of a
+ * target's completions meet a slot holding another request's data
+ * (stale: a drop) or none at all. */
 static __always_inline bool same_request(struct request *rq, struct inflight *f)
 {
 	return rq->start_time_ns <= f->gen || (__u32)rq->__sector == f->sector;
