@@ -6,6 +6,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "core/btf.h"
+#include "core/cpumap.h"
 #include "core/maps.h"
 #include "core/run.h"
 #include "core/snap.h"
@@ -29,6 +30,9 @@ struct block {
 	__u64 lost, lost_before;	/* stats_lost (.bss): blk_stats full */
 	__u64 stale, stale_before;	/* stale (.bss): merged requests' leftovers */
 	__u64 flost, flost_before;	/* follow_lost (.bss): blk_inflight full */
+	struct lat_cpu_array cpus;	/* blk_cpu, mapped */
+	struct lat_blk_cpu *percpu;
+	long long in_flight;		/* requests followed at the last poll */
 };
 
 static const char *const op_name[LAT_BLK_NR_OPS] = { "read", "write", "other" };
@@ -52,6 +56,11 @@ static int block_open(const struct lat_family_ctx *fc, const void *cfg, void **p
 	if (!b)
 		return -ENOMEM;
 	b->run = run;
+	b->percpu = calloc(run->ncpus, sizeof(*b->percpu));
+	if (!b->percpu) {
+		free(b);
+		return -ENOMEM;
+	}
 	b->devs.item_size = sizeof(struct dev_stats);
 	b->devs.key_size = sizeof(struct lat_blk_key);
 	b->skel = block_bpf__open();
@@ -70,6 +79,7 @@ static int block_open(const struct lat_family_ctx *fc, const void *cfg, void **p
 		slots <<= 1;
 	b->skel->rodata->inflight_mask = slots - 1;
 	bpf_map__set_max_entries(b->skel->maps.blk_inflight, slots);
+	lat_cpu_array_size(b->skel->maps.blk_cpu, run->ncpus);
 	bpf_program__set_autoload(b->skel->progs.block_insert, !old_insert);
 	bpf_program__set_autoload(b->skel->progs.block_insert_old, old_insert);
 	bpf_program__set_autoload(b->skel->progs.block_issue, !old_issue);
@@ -80,6 +90,7 @@ static int block_open(const struct lat_family_ctx *fc, const void *cfg, void **p
 	return 0;
 fail:
 	block_bpf__destroy(b->skel);
+	free(b->percpu);
 	free(b);
 	return err;
 }
@@ -91,6 +102,7 @@ static int block_load(void *priv)
 
 	if (err)
 		return err;
+	lat_cpu_array_init(&b->cpus, b->skel->maps.blk_cpu, b->run->ncpus);
 	/* the template new keys start from: every min above any value */
 	memset(&b->value, 0, sizeof(b->value));
 	b->value.latency.min = b->value.queue.min = b->value.size.min = ~0ULL;
@@ -161,6 +173,11 @@ static int block_poll(void *priv)
 	b->stale = __atomic_load_n(&b->skel->bss->stale, __ATOMIC_RELAXED);
 	b->flost_before = b->flost;
 	b->flost = __atomic_load_n(&b->skel->bss->follow_lost, __ATOMIC_RELAXED);
+	if (!lat_cpu_array_read(&b->cpus, b->percpu, sizeof(*b->percpu))) {
+		b->in_flight = 0;
+		for (int c = 0; c < b->run->ncpus; c++)
+			b->in_flight += b->percpu[c].held;
+	}
 	return lat_map_each(bpf_map__fd(b->skel->maps.blk_stats), sizeof(struct lat_blk_key),
 			    &b->value, merge_dev, b);
 }
@@ -212,10 +229,16 @@ static void block_publish(void *priv, struct lat_snap *s)
 	/* requests of the target that blk_inflight had no room to follow */
 	lat_pub_flags(lat_pub_count(s, "requests_lost", b->flost - b->flost_before, b->flost),
 		      LAT_F_NONZERO | LAT_F_DROP);
-	/* a merged request's leftover met by a new one: not credited (a
-	 * request of the target's among them, maybe: a drop) */
+	/* requests followed whose issue, completion or merge the kernel did
+	 * not run a program for, found when a later request met their slot:
+	 * not credited (the target's: a drop) */
 	lat_pub_flags(lat_pub_count(s, "stale_requests", b->stale - b->stale_before, b->stale),
 		      LAT_F_NONZERO | LAT_F_DROP);
+	/* requests followed now: in flight, or ended unseen and not met yet
+	 * (in a final record, after the target stopped, the second) */
+	lat_pub_flags(lat_pub_count(s, "in_flight", b->in_flight > 0 ? b->in_flight : 0,
+				    b->in_flight > 0 ? b->in_flight : 0),
+		      LAT_F_NONZERO | LAT_F_GAUGE);
 	lat_pub_end(s);
 }
 
@@ -225,7 +248,9 @@ static void block_destroy(void *priv)
 
 	if (!b)
 		return;
+	lat_cpu_array_free(&b->cpus);
 	block_bpf__destroy(b->skel);
+	free(b->percpu);
 	free(b->devs.items);
 	free(b);
 }
