@@ -394,9 +394,9 @@ btn=$(sed -n 's/^@n: //p' "$T/io.bt" 2>/dev/null)
 btd=$(sed -n 's/^@d: //p' "$T/io.bt" 2>/dev/null)
 # what the block family says it could not follow, and what it is not
 # told: the programs the kernel did not run (missed)
-blost=$(final "$J" '[.block.missed, .block.requests_lost, .block.stats_lost] | map(. // 0) | add')
+blost=$(final "$J" '[.block.missed, .block.requests_lost, .block.stats_lost, .block.stale_requests, .block.in_flight] | map(. // 0) | add')
 inmax=$(final "$J" '[.time.causes[] | select(.cause == "pread64") | .max] | max')
-diag "dio: $(tr '\n' ' ' <"$T/io.work"); blocked pread64 io $blk ns in $n (pread64: $inread_ns ns in $inread, the longest $inmax), device $dev ns in $dn (lost $blost: $(final "$J" '.block | {missed, requests_lost, stats_lost} | tostring')); drops $(final "$J" '.drops | tostring')"
+diag "dio: $(tr '\n' ' ' <"$T/io.work"); blocked pread64 io $blk ns in $n (pread64: $inread_ns ns in $inread, the longest $inmax), device $dev ns in $dn (lost $blost: $(final "$J" '.block | {missed, requests_lost, stats_lost, stale_requests, in_flight} | tostring')); drops $(final "$J" '.drops | tostring')"
 diag "dio: bpftrace: ${btn:-no} sleeps in D, ${btd:-?} ns; the device's requests issued $(sed -n 's/^@issued: //p' "$T/io.bt" 2>/dev/null), completed $(sed -n 's/^@completed: //p' "$T/io.bt" 2>/dev/null); its misses: ${btmisses:-none}"
 # each time the thread slept in a read is one episode in pread64: the
 # kernel's count of its voluntary switches in the loop (a read whose I/O
