@@ -33,7 +33,6 @@
 #include "latbpf/block.h"
 #include "target.bpf.h"
 #include "compat.bpf.h"
-#include "cpu.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -65,9 +64,12 @@ __u64 follow_lost = 0;
  * an array's lookup is a few inlined instructions where a hash's was ~29
  * ns, its update and delete each a bucket lock: per I/O (fio, bpf_stats)
  * 366-397 ns where the hash's build read 469-513 in the same rounds.
+ * Mappable: the loader counts the slots still taken when it stops, with
+ * no system call (a request may stay there, in_flight below).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, LAT_BLK_MAX_INFLIGHT);
 	__type(key, __u32);
 	__type(value, struct inflight);
@@ -110,25 +112,11 @@ static __always_inline struct inflight *inflight_slot(__u64 rq, bool claim)
 	return NULL;
 }
 
-/* Each CPU's count of the slots it claimed less those it freed: their sum
- * is the requests followed now (the loader's in_flight). An atomic add to
- * this CPU's own line: a completion may interrupt an issue here. */
-LAT_CPU_ARRAY(blk_cpu, struct lat_blk_cpu);
-
-static __always_inline void held_add(__s64 d)
-{
-	struct lat_blk_cpu *c = lat_cpu_value(&blk_cpu);
-
-	if (c)
-		__sync_fetch_and_add(&c->held, d);
-}
-
 /* Its request no longer followed: an exchange, so every read of the slot
  * above is done before another CPU may claim it */
 static __always_inline void inflight_free(struct inflight *f)
 {
 	__sync_lock_test_and_set(&f->rq, 0);
-	held_add(-1);
 }
 
 /*
@@ -140,7 +128,8 @@ static __always_inline void inflight_free(struct inflight *f)
  * counters saw, all in softirqs over one host agent's thread, with no
  * recursion miss counted (block.t's workload, 2026-12-02). The request is
  * not credited, and counted, once, when its slot is met (the loader's
- * stale_requests, a drop); a slot never met again stays in in_flight.
+ * stale_requests, a drop); a slot never met again is still taken when
+ * latbpf stops (the final record's in_flight).
  */
 static __always_inline void leftover(void)
 {
@@ -188,13 +177,9 @@ static __always_inline __u32 rq_dev(struct request *rq)
 static __always_inline void follow(struct request *rq, struct inflight *f,
 				   __u64 insert_ts, __u64 issue_ts)
 {
-	if (!f) {
-		f = inflight_slot(inflight_id(rq), true);
-		if (!f) {
-			__sync_fetch_and_add(&follow_lost, 1);
-			return;
-		}
-		held_add(1);
+	if (!f && !(f = inflight_slot(inflight_id(rq), true))) {
+		__sync_fetch_and_add(&follow_lost, 1);
+		return;
 	}
 	f->insert_ts = insert_ts;
 	f->issue_ts = issue_ts;

@@ -21,11 +21,6 @@ struct lat_blk_stats {
 _Static_assert(sizeof(struct lat_blk_stats) == 3 * sizeof(struct lat_hist),
 	       "lat_blk_stats layout is shared with BPF");
 
-/* A CPU's slots claimed less those freed (bpf/block.bpf.c: held_add) */
-struct lat_blk_cpu {
-	__s64 held;
-};
-
 #define LAT_BLK_MAX_KEYS 256
 /* the target's requests in flight at once (entries deleted at completion) */
 #define LAT_BLK_MAX_INFLIGHT 16384

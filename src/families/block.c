@@ -5,11 +5,12 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <sys/mman.h>
 #include "core/btf.h"
-#include "core/cpumap.h"
 #include "core/maps.h"
 #include "core/run.h"
 #include "core/snap.h"
+#include "core/yield.h"
 #include "families/family.h"
 #include "families/skel.h"
 #include "latbpf/block.h"
@@ -30,9 +31,6 @@ struct block {
 	__u64 lost, lost_before;	/* stats_lost (.bss): blk_stats full */
 	__u64 stale, stale_before;	/* stale (.bss): merged requests' leftovers */
 	__u64 flost, flost_before;	/* follow_lost (.bss): blk_inflight full */
-	struct lat_cpu_array cpus;	/* blk_cpu, mapped */
-	struct lat_blk_cpu *percpu;
-	long long in_flight;		/* requests followed at the last poll */
 };
 
 static const char *const op_name[LAT_BLK_NR_OPS] = { "read", "write", "other" };
@@ -56,11 +54,6 @@ static int block_open(const struct lat_family_ctx *fc, const void *cfg, void **p
 	if (!b)
 		return -ENOMEM;
 	b->run = run;
-	b->percpu = calloc(run->ncpus, sizeof(*b->percpu));
-	if (!b->percpu) {
-		free(b);
-		return -ENOMEM;
-	}
 	b->devs.item_size = sizeof(struct dev_stats);
 	b->devs.key_size = sizeof(struct lat_blk_key);
 	b->skel = block_bpf__open();
@@ -79,7 +72,6 @@ static int block_open(const struct lat_family_ctx *fc, const void *cfg, void **p
 		slots <<= 1;
 	b->skel->rodata->inflight_mask = slots - 1;
 	bpf_map__set_max_entries(b->skel->maps.blk_inflight, slots);
-	lat_cpu_array_size(b->skel->maps.blk_cpu, run->ncpus);
 	bpf_program__set_autoload(b->skel->progs.block_insert, !old_insert);
 	bpf_program__set_autoload(b->skel->progs.block_insert_old, old_insert);
 	bpf_program__set_autoload(b->skel->progs.block_issue, !old_issue);
@@ -90,7 +82,6 @@ static int block_open(const struct lat_family_ctx *fc, const void *cfg, void **p
 	return 0;
 fail:
 	block_bpf__destroy(b->skel);
-	free(b->percpu);
 	free(b);
 	return err;
 }
@@ -102,7 +93,6 @@ static int block_load(void *priv)
 
 	if (err)
 		return err;
-	lat_cpu_array_init(&b->cpus, b->skel->maps.blk_cpu, b->run->ncpus);
 	/* the template new keys start from: every min above any value */
 	memset(&b->value, 0, sizeof(b->value));
 	b->value.latency.min = b->value.queue.min = b->value.size.min = ~0ULL;
@@ -173,11 +163,6 @@ static int block_poll(void *priv)
 	b->stale = __atomic_load_n(&b->skel->bss->stale, __ATOMIC_RELAXED);
 	b->flost_before = b->flost;
 	b->flost = __atomic_load_n(&b->skel->bss->follow_lost, __ATOMIC_RELAXED);
-	if (!lat_cpu_array_read(&b->cpus, b->percpu, sizeof(*b->percpu))) {
-		b->in_flight = 0;
-		for (int c = 0; c < b->run->ncpus; c++)
-			b->in_flight += b->percpu[c].held;
-	}
 	return lat_map_each(bpf_map__fd(b->skel->maps.blk_stats), sizeof(struct lat_blk_key),
 			    &b->value, merge_dev, b);
 }
@@ -196,6 +181,30 @@ static void publish_op(struct lat_snap *s, const struct dev_stats *d)
 		     &d->before.queue);
 	lat_pub_bytes(s, "size", "request size", &d->now.size, &d->before.size);
 	lat_pub_end(s);
+}
+
+/* The slots of blk_inflight still taken: requests followed and not ended.
+ * Read through a read-only mapping of the table, with no system call a
+ * woken target could wait behind, a yield point every 1024 slots; -1 when
+ * the kernel refuses the mapping. */
+static long long held_slots(const struct block *b)
+{
+	const struct bpf_map *m = b->skel->maps.blk_inflight;
+	size_t stride = (bpf_map__value_size(m) + 7) & ~(size_t)7;
+	size_t n = bpf_map__max_entries(m), len = n * stride;
+	long long held = 0;
+	const char *p = mmap(NULL, len, PROT_READ, MAP_SHARED, bpf_map__fd(m), 0);
+
+	if (p == MAP_FAILED)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (!(i & 1023))
+			lat_yield_point();
+		/* the slot's first word: its request, 0 when free */
+		held += __atomic_load_n((const __u64 *)(p + i * stride), __ATOMIC_RELAXED) != 0;
+	}
+	munmap((void *)p, len);
+	return held;
 }
 
 static void block_publish(void *priv, struct lat_snap *s)
@@ -234,11 +243,15 @@ static void block_publish(void *priv, struct lat_snap *s)
 	 * not credited (the target's: a drop) */
 	lat_pub_flags(lat_pub_count(s, "stale_requests", b->stale - b->stale_before, b->stale),
 		      LAT_F_NONZERO | LAT_F_DROP);
-	/* requests followed now: in flight, or ended unseen and not met yet
-	 * (in a final record, after the target stopped, the second) */
-	lat_pub_flags(lat_pub_count(s, "in_flight", b->in_flight > 0 ? b->in_flight : 0,
-				    b->in_flight > 0 ? b->in_flight : 0),
-		      LAT_F_NONZERO | LAT_F_GAUGE);
+	/* the final record: requests still followed when latbpf stopped, in
+	 * flight or ended unseen with no later request to meet their slot
+	 * (after the target stopped, the second) */
+	if (s->final) {
+		long long held = held_slots(b);
+
+		if (held > 0)
+			lat_pub_flags(lat_pub_count(s, "in_flight", held, held), LAT_F_GAUGE);
+	}
 	lat_pub_end(s);
 }
 
@@ -248,9 +261,7 @@ static void block_destroy(void *priv)
 
 	if (!b)
 		return;
-	lat_cpu_array_free(&b->cpus);
 	block_bpf__destroy(b->skel);
-	free(b->percpu);
 	free(b->devs.items);
 	free(b);
 }
