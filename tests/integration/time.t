@@ -75,7 +75,11 @@ start_work mix --cpu 1 --batch --timerslack 1 --linger mixed --for 4s --sleep 5m
 # program attached after latbpf's reads the clock only when latbpf's has
 # run, which takes longer at a target's switch-out than at its switch-in
 # (CI: the spinner's 1006 waits came out 1.53 ms shorter, 1.5 us a wait,
-# against latbpf's and schedstat's)
+# against latbpf's and schedstat's). It also reads, at each switch-out of
+# a new thread, how far the run queue's clock (schedstat's, rq->clock) is
+# behind the tracepoint's: the two clocks differ by a constant, which the
+# smallest reading gives, and the rest is the lag by which schedstat
+# moves the split of run and wait (lag_sum below)
 bt=
 if [ "${LATBPF_TCG:-0}" != 1 ]; then
 	command -v bpftrace >/dev/null || cannot_run "bpftrace missing (tools/install-deps.sh)"
@@ -86,6 +90,7 @@ if [ "${LATBPF_TCG:-0}" != 1 ]; then
 	tracepoint:sched:sched_switch {
 		if (@q[args->prev_pid]) { \$ran = curtask->se.sum_exec_runtime - curtask->se.prev_sum_exec_runtime; \$w = nsecs - @q[args->prev_pid]; if (\$ran < \$w) { @rq[args->prev_pid] += \$w - \$ran; @n[args->prev_pid] = count(); } @u[args->prev_pid] = count(); delete(@q[args->prev_pid]); }
 		if (@mine[args->prev_pid] && (args->prev_state & 0xff) == 0) { @q[args->prev_pid] = nsecs; }
+		if (@mine[args->prev_pid]) { \$x = nsecs - curtask->se.cfs_rq->rq->clock; @lag[args->prev_pid] = sum(\$x); @lagmin[args->prev_pid] = min(\$x); @lagn[args->prev_pid] = count(); }
 		if (@q[args->next_pid]) { @rq[args->next_pid] += nsecs - @q[args->next_pid]; @n[args->next_pid] = count(); @mx[args->next_pid] = max(nsecs - @q[args->next_pid]); delete(@q[args->next_pid]); }
 	}
 	END { clear(@mine); clear(@q); }" >"$T/mix.bt" 2>"$T/mix.bt.err" &
@@ -174,19 +179,33 @@ check "mixed: the thread asleep since before the attach: rt_sigtimedwait $first 
 
 # schedstat: running and runnable of each thread, its whole life
 unseen=$(final "$J" '.sched.switches.unseen_wakeups // 0')
+# lag_sum TID: how far schedstat's clock was behind the tracepoint at the
+# thread's switch-outs, in all (bpftrace's readings above; 0 without it):
+# schedstat ends a run there, so its run and wait times move against the
+# tracepoints' by up to that much (the Intel host of 2026-12-02: the
+# spinner's runnable 102 ms under schedstat's wait in 6060 waits, 17 us a
+# wait, its run + wait equal within 0.5 ms)
+lag_sum() {
+	local s n m
+	s=$(sed -n "s/^@lag\[$1\]: //p" "$T/mix.bt" 2>/dev/null)
+	n=$(sed -n "s/^@lagn\[$1\]: //p" "$T/mix.bt" 2>/dev/null)
+	m=$(sed -n "s/^@lagmin\[$1\]: //p" "$T/mix.bt" 2>/dev/null)
+	echo $(( ${s:-0} - ${n:-0} * ${m:-0} ))
+}
 for role in spin sleep futex waker dio; do
 	t=${tid[$role]}
+	lag=$(lag_sum "$t")
 	r=$(final "$J" "$(thread "$t") | [.causes[] | select(.state == \"running\") | .ns] | add // 0")
 	q=$(final "$J" "$(thread "$t") | [.causes[] | select(.state == \"runnable\") | .ns] | add // 0")
 	diag "$role ($t): running $r vs schedstat ${run[$role]}, runnable $q vs ${wait[$role]} ($(final "$J" "$(thread "$t") | [.causes[] | select(.state == \"runnable\") | \"\(.cause) \(.ns) in \(.count)\"] | join(\", \")"); on a CPU ${pcount[$role]} times)"
-	timing check "mixed: $role running ($r ns) = schedstat's run time (${run[$role]}) within 1 % + 1 ms + steal" \
-		near "$r" "${run[$role]}" "$(awk -v x="${run[$role]}" -v s="$steal" 'BEGIN { print x * 0.01 + 1e6 + s }')"
+	timing check "mixed: $role running ($r ns) = schedstat's run time (${run[$role]}) within 1 % + 1 ms + steal + its clock's lag ($lag)" \
+		near "$r" "${run[$role]}" "$(awk -v x="${run[$role]}" -v s="$steal" -v l="$lag" 'BEGIN { print x * 0.01 + 1e6 + s + l }')"
 	qn=$(final "$J" "$(thread "$t") | [.causes[] | select(.state == \"runnable\") | .count] | add // 0")
 	if [ -n "$bt" ]; then
 		b=$(sed -n "s/^@rq\[$t\]: //p" "$T/mix.bt")
 		bn=$(sed -n "s/^@n\[$t\]: //p" "$T/mix.bt")
 		mx=$(final "$J" "$(thread "$t") | [.causes[] | select(.state == \"runnable\") | .max] | max // 0")
-		diag "mixed: $role: bpftrace ${bn:-0} waits, the longest $(sed -n "s/^@mx\[$t\]: //p" "$T/mix.bt") ns; latbpf's longest $mx; misses ${btmiss:-none}"
+		diag "mixed: $role: bpftrace ${bn:-0} waits, the longest $(sed -n "s/^@mx\[$t\]: //p" "$T/mix.bt") ns; latbpf's longest $mx; misses ${btmiss:-none}; schedstat's clock behind the switch-outs by $(lag_sum "$t") ns in all"
 		# the two read the clock at different points of each event: each
 		# after the other programs on the tracepoint and its own work
 		# before its read, which differ between a switch-out and a
@@ -227,8 +246,8 @@ for role in spin sleep futex waker dio; do
 	# spinner's runnable 54 ms under schedstat's wait in 4083 runs, 13 us
 	# a run, with 60 ms of steal on CPU 1 and bpftrace agreeing with
 	# latbpf above), so the CPU's steal is allowed too
-	timing check "mixed: $role runnable ($q ns) = schedstat's wait time (${wait[$role]}) within 1 % + 1 ms + 10 us a run + steal ($steal)" \
-		near "$q" "${wait[$role]}" "$(awk -v x="${wait[$role]}" -v n="${pcount[$role]}" -v s="$steal" 'BEGIN { print x * 0.01 + 1e6 + n * 10000 + s }')"
+	timing check "mixed: $role runnable ($q ns) = schedstat's wait time (${wait[$role]}) within 1 % + 1 ms + the larger of 10 us a run and its clock's lag ($lag) + steal ($steal)" \
+		near "$q" "${wait[$role]}" "$(awk -v x="${wait[$role]}" -v n="${pcount[$role]}" -v s="$steal" -v l="$lag" 'BEGIN { print x * 0.01 + 1e6 + (l > n * 10000 ? l : n * 10000) + s }')"
 	# (a wakeup the kernel did not trace leaves that wait in the sleep
 	# before it, where schedstat counts it waiting: the fresh-clone
 	# rehearsal's sleeper was 11.4 ms short in 535 runs with 6 such;
@@ -362,6 +381,7 @@ if [ "${LATBPF_TCG:-0}" != 1 ]; then
 	BEGIN { printf(\"attached\\n\"); }
 	tracepoint:sched:sched_switch /args->prev_pid == $WORK_PID && args->prev_state == 2/ { @s = nsecs; }
 	tracepoint:sched:sched_wakeup /args->pid == $WORK_PID && @s/ { @d = sum(nsecs - @s); @n = count(); @s = 0; }
+	tracepoint:sched:sched_switch /args->next_pid == $WORK_PID && @s/ { @gap = count(); @s = 0; }
 	tracepoint:block:block_rq_issue /args->dev == $DEVT/ { @issued = count(); }
 	tracepoint:block:block_rq_complete /args->dev == $DEVT/ { @completed = count(); }
 	END { clear(@s); }" >"$T/io.bt" 2>"$T/io.bt.err" &
@@ -379,6 +399,14 @@ if [ -n "$bt" ]; then
 	btmisses=$(jq -r '[.[] | select(.type == "tracepoint") | "\(.name):\(.recursion_misses // 0)"] | join(" ")' "$T/io.progs.json")
 	btmiss=$(jq -r '[.[] | select(.type == "tracepoint" and (.name | test("^sched_"))) | .recursion_misses // 0] | add // 0' "$T/io.progs.json")
 	kill -INT "$bt"; wait "$bt"
+	# and the sleeps it saw end in a switch-in without their wakeup: a
+	# wakeup the kernel ran no BPF program for, with no miss counted (in
+	# a softirq over this host's agent threads, docs/metrics.md; CI's run
+	# of 2026-12-02 lost one read's completion and its wakeup so, for
+	# bpftrace and latbpf alike)
+	gap=$(sed -n 's/^@gap: //p' "$T/io.bt")
+	btmiss=$((btmiss + ${gap:-0}))
+	btmisses="$btmisses, wakeups unseen: ${gap:-0}"
 fi
 kill -TERM "$WORK_PID"
 J=$T/io.json
