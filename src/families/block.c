@@ -5,8 +5,8 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <sys/mman.h>
 #include "core/btf.h"
+#include "core/cpumap.h"
 #include "core/maps.h"
 #include "core/run.h"
 #include "core/snap.h"
@@ -31,6 +31,7 @@ struct block {
 	__u64 lost, lost_before;	/* stats_lost (.bss): blk_stats full */
 	__u64 stale, stale_before;	/* stale (.bss): merged requests' leftovers */
 	__u64 flost, flost_before;	/* follow_lost (.bss): blk_inflight full */
+	struct lat_cpu_array slots;	/* blk_inflight, mapped at the end */
 };
 
 static const char *const op_name[LAT_BLK_NR_OPS] = { "read", "write", "other" };
@@ -184,26 +185,26 @@ static void publish_op(struct lat_snap *s, const struct dev_stats *d)
 }
 
 /* The slots of blk_inflight still taken: requests followed and not ended.
- * Read through a read-only mapping of the table, with no system call a
- * woken target could wait behind, a yield point every 1024 slots; -1 when
- * the kernel refuses the mapping. */
-static long long held_slots(const struct block *b)
+ * Read through a mapping of the table (core/cpumap.h's, one entry a slot),
+ * with no system call a woken target could wait behind, a yield point
+ * every 1024 slots; -1 when the kernel refuses the mapping. */
+static long long held_slots(struct block *b)
 {
-	const struct bpf_map *m = b->skel->maps.blk_inflight;
-	size_t stride = (bpf_map__value_size(m) + 7) & ~(size_t)7;
-	size_t n = bpf_map__max_entries(m), len = n * stride;
+	int n = (int)bpf_map__max_entries(b->skel->maps.blk_inflight);
 	long long held = 0;
-	const char *p = mmap(NULL, len, PROT_READ, MAP_SHARED, bpf_map__fd(m), 0);
 
-	if (p == MAP_FAILED)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
+	if (!b->slots.map)
+		lat_cpu_array_init(&b->slots, b->skel->maps.blk_inflight, n);
+	for (int i = 0; i < n; i++) {
+		/* the slot's first word: its request, 0 when free */
+		const volatile __u64 *rq = lat_cpu_array_at(&b->slots, i);
+
+		if (!rq)
+			return -1;
 		if (!(i & 1023))
 			lat_yield_point();
-		/* the slot's first word: its request, 0 when free */
-		held += __atomic_load_n((const __u64 *)(p + i * stride), __ATOMIC_RELAXED) != 0;
+		held += *rq != 0;
 	}
-	munmap((void *)p, len);
 	return held;
 }
 
@@ -261,6 +262,7 @@ static void block_destroy(void *priv)
 
 	if (!b)
 		return;
+	lat_cpu_array_free(&b->slots);
 	block_bpf__destroy(b->skel);
 	free(b->devs.items);
 	free(b);
