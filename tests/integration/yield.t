@@ -78,7 +78,7 @@ delay_by() {
 			@last[cpu] = nsecs;
 		}
 		/* latbpf in its own kernel work: a system call, a fault */
-		tracepoint:raw_syscalls:sys_enter /@lat[tid]/ { @sc[tid] = 1; }
+		tracepoint:raw_syscalls:sys_enter /@lat[tid]/ { @sc[tid] = args->id + 1; }
 		tracepoint:raw_syscalls:sys_exit /@lat[tid]/ { delete(@sc[tid]); }
 		tracepoint:exceptions:page_fault_user, tracepoint:exceptions:page_fault_kernel /@lat[tid]/ { @flt[cpu] = 1; }
 		tracepoint:sched:sched_switch {
@@ -96,7 +96,11 @@ delay_by() {
 					if (\$d > 2000000) { @long = count(); }
 					if (\$d > 100000) { @over = count(); }
 					if (@insc[cpu] || @flt[cpu]) {
-						if (\$d > 100000) { @kover = count(); }
+						if (\$d > 100000) {
+							@kover = count();
+							/* which: the system call's number, -1 a fault */
+							@kwhat[@insc[cpu] - 1] = max(\$d);
+						}
 						@kmax = max(\$d);
 					} else {
 						@umax = max(\$d);
@@ -173,7 +177,7 @@ delay_by() {
 				@woke[args->target_cpu] = nsecs;
 				@gap[args->target_cpu] = 0;
 				@flt[args->target_cpu] = 0;
-				if (@sc[@heldtid[args->target_cpu]]) { @insc[args->target_cpu] = 1; }
+				if (@sc[@heldtid[args->target_cpu]]) { @insc[args->target_cpu] = @sc[@heldtid[args->target_cpu]]; }
 				/* latbpf's thread there: did the kernel decide to
 				 * preempt it (need_resched set, before this event)?
 				 * Not asked of the guard, which wakes for a few us
@@ -207,8 +211,9 @@ delay_by() {
 		     /^@over:/ { o = $2 } /^@nr_set:/ { ns = $2 } /^@nr_unset:/ { nu = $2 } /^@nr_unknown:/ { nk = $2 } /^@nr_guard:/ { ng = $2 }
 		     /^@cn:/ { cn = $2 } /^@csum:/ { cs = $2 } /^@cmax:/ { cm = $2 } /^@cover:/ { co = $2 }
 		     /^@kover:/ { ko = $2 } /^@kmax:/ { km = $2 } /^@umax:/ { um = $2 }
+		     /^@kwhat\[/ { gsub(/[^-0-9 ]/, ""); kw = kw (kw ? "," : "") $1 ":" $2 }
 		     END { print n + 0, s + 0, m + 0, l + 0, st + 0, sn + 0, p + 0, o + 0, ns + 0, nu + 0, nk + 0,
-			   cn + 0, cs + 0, cm + 0, co + 0, ng + 0, ko + 0, km + 0, um + 0 }'
+			   cn + 0, cs + 0, cm + 0, co + 0, ng + 0, ko + 0, km + 0, um + 0, kw ? kw : "-" }'
 }
 
 # need_resched_bit: TIF_NEED_RESCHED in thread_info.flags (x86-64): bit 4
@@ -279,7 +284,7 @@ trap 'cleanup; rm_ctl_cg' EXIT
 
 run_case() { # run_case NAME INTERVAL CTL_BURST CTL_PERIOD
 	local name=$1 iv=$2 lp tids n sum max long stalls stall_ns picked stot smax target_ns cg cgv cgr in
-	local over nr_set nr_unset nr_unknown cn csum cmax cover cpid wp nr_guard kover kmax umax
+	local over nr_set nr_unset nr_unknown cn csum cmax cover cpid wp nr_guard kover kmax umax kwhat
 	# in a session of its own, as a service is: another autogroup than
 	# latbpf's, where SCHED_IDLE alone did not yield (latbpf's threads
 	# are in an idle cgroup for that: src/core/idlecg.h)
@@ -318,7 +323,7 @@ run_case() { # run_case NAME INTERVAL CTL_BURST CTL_PERIOD
 	check "$name: latbpf's poll thread is in an idle cgroup ($cg: cpu.idle $(cat "$cg/cpu.idle" 2>/dev/null), $in)" \
 		bash -c "[ \"\$(cat '$cg/cpu.idle')\" = 1 ] && [ $in = yes ]"
 	read -r n sum max long stalls stall_ns picked over nr_set nr_unset nr_unknown cn csum cmax cover nr_guard \
-		kover kmax umax \
+		kover kmax umax kwhat \
 		< <(delay_by "$lp" "$tids" $((SECS - 2)) "$cpid")
 	stop "$LAT_PID"
 	ok $? "$name: latbpf exits 0"
@@ -391,7 +396,7 @@ run_case() { # run_case NAME INTERVAL CTL_BURST CTL_PERIOD
 	# it in user space, preempted at the interrupt's return, and last as
 	# long as this host takes to deliver that (docs/performance.md,
 	# "What a wait over 60 us behind latbpf found it doing")
-	diag "$name: waits over 100 us in latbpf's system calls or faults: $kover (longest of those $kmax ns); longest with latbpf in user space: $umax ns"
+	diag "$name: waits over 100 us in latbpf's system calls or faults: $kover (longest of those $kmax ns; system call:longest ns, -1 a fault: $kwhat); longest with latbpf in user space: $umax ns"
 	_todo="issue 29: latbpf's own kernel work (system calls, page faults) and this host's stalls inside it"
 	timing check "$name: bpftrace: no wait over 100 us that began in latbpf's own kernel work ($kover; longest $kmax ns)" \
 		test "${kover:-1}" = 0
