@@ -41,8 +41,13 @@ J=$T/m.json
 n=$(final "$J" '[.sched.threads[] | select(.comm == "known") | .offcpu_sleep.count] | add')
 s=$(sed -n 's/^sleeps=\([0-9]*\).*/\1/p' "$T/known.work")
 npids=$(final "$J" '.run.target.pids | length')
-diag "known $known slept $s, seen $n; $npids pids in the provenance; latbpf held $fds fds"
-check "the known sleeper's $s sleeps ($n, +-2 %)" between "$n" $((s * 98 / 100)) $((s + 2))
+# a sleep whose wakeup the kernel did not report is not recorded, but
+# counted (the idle ones do not wake until they are killed): CI on
+# 2026-12-02 saw 293 of 300
+unseen=$(final "$J" '.sched.switches.unseen_wakeups // 0')
+diag "known $known slept $s, seen $n, unseen wakeups $unseen; $npids pids in the provenance; latbpf held $fds fds"
+check "the known sleeper's $s sleeps ($n, +-2 %, less $unseen whose wakeup the kernel did not report)" \
+	between "$n" $((s * 98 / 100 - unseen)) $((s + 2))
 check "the neighbour ($noise) is absent" \
 	bash -c "! jq -e 'select(.final) | .sched.threads[] | select(.pid == $noise)' '$J' >/dev/null"
 check "the provenance lists all $N ($npids)" test "$npids" = $N
