@@ -44,7 +44,7 @@ npids=$(final "$J" '.run.target.pids | length')
 # a sleep whose wakeup the kernel did not report is not recorded, but
 # counted (the idle ones do not wake until they are killed): CI on
 # 2026-12-02 saw 293 of 300
-unseen=$(final "$J" '.sched.switches.unseen_wakeups // 0')
+unseen=$(unseen_wakeups "$J")
 diag "known $known slept $s, seen $n, unseen wakeups $unseen; $npids pids in the provenance; latbpf held $fds fds"
 check "the known sleeper's $s sleeps ($n, +-2 %, less $unseen whose wakeup the kernel did not report)" \
 	between "$n" $((s * 98 / 100 - unseen)) $((s + 2))
