@@ -405,11 +405,12 @@ run_case() { # run_case NAME INTERVAL CTL_BURST CTL_PERIOD
 	# With the opens, closes and mmaps a poll made gone and the observer
 	# off latbpf's exit: under 100 us in 4 runs of 8 (2026-12-01, "System
 	# calls latbpf did not need"); the others had host stalls, the
-	# control waits of 0.7-6 ms. On the AMD host (2026-12-02, 8 runs with
-	# the system call named): over 100 us in write 130-254, bpf 107-376,
+	# control waits of 0.7-6 ms. On the AMD host (2026-12-02, about 20
+	# runs with the system call named, 4 of them with the profile timer
+	# below at 9999 Hz): over 100 us in write 130-254, bpf 107-376,
 	# read/pread64 110-710, getdents64 102-118, sched_getaffinity 241,
 	# poll 146-267, close 183 and clock_nanosleep (latbpf's 1 us nap)
-	# 133-2,813 us, the last the longest in 6 of the 8; 14-70 waits a
+	# 133-2,813 us, the longest of all; 14-70 waits a
 	# fast run began with latbpf asleep (above: taken off). A profile
 	# timer at 9999 Hz, a stall being 300 us without its interrupt, left
 	# the same figures (107-600 us in 4 runs), so neither is all a
