@@ -56,6 +56,10 @@ sys=$(readlink -f /sys/dev/block/"$bdev" 2>/dev/null)
 [ -n "$sys" ] || cannot_run "$IMG is not on a block device ($bdev): nothing to throttle"
 [ -e "$sys/partition" ] && bdev=$(cat "$sys/../dev")
 tags=$(cat /sys/block/$DEV/mq/0/nr_tags)
+# the scheduler's requests hold the neighbour's tags + 64 + 16 and the
+# target's 20 at a time (mq-deadline's default: 2 x tags, up to 256)
+nreq=$(cat $Q/nr_requests)
+[ "$nreq" -ge $((tags + 64 + 16 + 20)) ] || cannot_run "$DEV: $nreq scheduler requests, fewer than $tags tags + 100"
 ok 0 "loop device $DEV (mq-deadline, $tags driver tags, direct I/O) on $IMG, disk $bdev"
 
 # the neighbour's cgroup: 100 writes/s on the backing disk (cgroup v2 or v1).

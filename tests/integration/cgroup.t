@@ -83,8 +83,9 @@ nmv=$(final "$J" ".sched.threads[] | select(.tid == $mtid) | .offcpu_sleep.count
 pids=$(final "$J" '[.sched.threads[].pid] | unique | join(",")')
 faults=$(final "$J" .fault.count)
 diag "inside $inside (thread $itid): $nin sleeps, $rin runq; mover $mover (thread $mtid): voluntary $v0..$v1 at the move, $vend at the end, $nmv sleeps counted; pids seen $pids; faults $faults"
-check "the sleeper in the child cgroup: its $N sleeps ($nin, +-2 %, less $(unseen_wakeups "$J") unseen wakeups)" \
-	between "$nin" $((N * 98 / 100 - $(unseen_wakeups "$J"))) $((N + 1))
+u=$(unseen_wakeups "$J")
+check "the sleeper in the child cgroup: its $N sleeps ($nin, +-2 %, less $u unseen wakeups)" \
+	between "$nin" $((N * 98 / 100 - u)) $((N + 1))
 # one a switch-in (a wait before it) for each switch the kernel counts of
 # the sleeper, + 1 for its first run: each sleep, each preemption, and on
 # PREEMPT_RT its waits on sleeping locks. Its own count, /proc's after

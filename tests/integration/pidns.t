@@ -43,8 +43,9 @@ diag "sleeper: pid $inside inside, $host on the host; latbpf (exit $rc) saw $n s
 check "latbpf inside the namespace exits 0" test "${rc:-x}" = 0
 check "the pid inside ($inside) differs from the host's ($host)" \
 	bash -c "[ -n '$inside' ] && [ -n '$host' ] && [ '$inside' != '$host' ]"
-check "every sleep of the sleeper counted ($n of $N, +-2 %, less $(unseen_wakeups "$J") unseen wakeups)" \
-	between "$n" $((N * 98 / 100 - $(unseen_wakeups "$J"))) $((N + 2))
+u=$(unseen_wakeups "$J")
+check "every sleep of the sleeper counted ($n of $N, +-2 %, less $u unseen wakeups)" \
+	between "$n" $((N * 98 / 100 - u)) $((N + 2))
 check "the JSON gives the pid as given ($given)" test "$given" = "$inside"
 check "... and the host's beside it ($hp = $host)" test "$hp" = "$host"
 check "the text says both" grep -qE "target: pid $inside \(host $host\)" "$T/ns.err"
