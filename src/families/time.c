@@ -659,7 +659,11 @@ static int tset_copy(struct tset *ts, const struct tset *from, const struct tthr
  * Every thread's causes from the hash, grouped by thread; a thread whose
  * last switch is done is read a last time and its entries deleted, so the
  * hash holds live threads; the exited ones stay here by name (the newest
- * MAX_EXITED).
+ * MAX_EXITED). The last time is the poll after the one that first saw it
+ * exited: one read of the hash is not one moment, and an entry read
+ * before the thread's head may miss the thread's last credits (its last
+ * wait's end, its last run), which land before the head says exited. A
+ * read that began after that saw them all.
  */
 static int read_threads(struct timefam *t)
 {
@@ -667,7 +671,7 @@ static int read_threads(struct timefam *t)
 	struct tset ts = tset_reuse(&t->spare), *bs = &t->th_now;
 	struct tread r = { .e = t->re, .cap = t->re_cap, .ts = &ts };
 	struct lat_time_thread_key *gone = NULL;
-	size_t i, j, ngone = 0, nold = 0, keep;
+	size_t i, j, ngone = 0, keep;
 	struct tthread th;
 
 	err = lat_map_each(fd, sizeof(struct lat_time_thread_key), &t->scratch, tentry_add, &r);
@@ -675,7 +679,7 @@ static int read_threads(struct timefam *t)
 		err = -ENOMEM;
 	qsort(r.e, r.n, sizeof(*r.e), cmp_tentry);
 	for (i = 0; !err && i < r.n; i = j) {
-		bool exited = false;
+		bool exited = false, last;
 
 		for (j = i; j < r.n && r.e[j].k.tid == r.e[i].k.tid && r.e[j].born == r.e[i].born;
 		     j++)
@@ -685,13 +689,22 @@ static int read_threads(struct timefam *t)
 		th.tgid = r.e[i].tgid;
 		th.born = r.e[i].born;
 		memcpy(th.comm, r.e[i].comm, sizeof(th.comm));
-		th.exited = exited ? t->polls : 0;
+		if (exited) {	/* seen exited by the poll before: read whole */
+			const struct tthread *o = bsearch(&th, bs->t, bs->n, sizeof(*o),
+							  cmp_tthread);
+
+			last = o && o->exited;
+			th.exited = last ? o->exited : t->polls;
+		} else {
+			last = false;
+			th.exited = 0;
+		}
 		if ((err = tset_thread(&ts, &th)))
 			break;
 		for (size_t k = i; k < j && !err; k++) {
 			if (r.e[k].k.key != LAT_TIME_THREAD_HEAD)
 				err = tset_cause(&ts, r.e[k].k.key, r.e[k].ns, r.e[k].off);
-			if (exited)
+			if (last)
 				gone[ngone++] = r.e[k].k;
 		}
 	}
@@ -701,8 +714,6 @@ static int read_threads(struct timefam *t)
 	t->re = r.e;
 	t->re_cap = r.cap;
 	/* exited threads of before whose entries are gone, the newest kept */
-	for (i = 0; i < bs->n; i++)
-		nold += bs->t[i].exited != 0;
 	keep = MAX_EXITED;
 	for (i = bs->n; !err && i-- > 0;) {
 		const struct tthread *o = &bs->t[i];
@@ -716,7 +727,6 @@ static int read_threads(struct timefam *t)
 		keep--;
 		err = tset_copy(&ts, bs, o);
 	}
-	(void)nold;
 	if (err) {
 		tset_free(&ts);
 		return err;
