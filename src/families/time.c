@@ -124,7 +124,7 @@ struct timefam {
 	struct tentry *re;
 	size_t re_cap;
 	__u64 th_dropped, th_dropped_before;
-	struct lat_hist scratch;
+	struct lat_time_thread scratch;	/* one value of time_threads */
 	struct lat_sc_losses loss_now, loss_before;	/* the shared object's, */
 	char mode[256];					/* when time reports them */
 };
@@ -433,7 +433,8 @@ static void wakers_sum(struct wakers *ws)
 {
 	size_t i, k = 0;
 
-	qsort(ws->a, ws->n, sizeof(*ws->a), cmp_waker);
+	if (ws->n)
+		qsort(ws->a, ws->n, sizeof(*ws->a), cmp_waker);
 	for (i = 0; i < ws->n; i++) {
 		if (k && !cmp_waker(&ws->a[k - 1].k, &ws->a[i].k)) {
 			ws->a[k - 1].v.count += ws->a[i].v.count;
@@ -655,15 +656,37 @@ static int tset_copy(struct tset *ts, const struct tset *from, const struct tthr
 	return err;
 }
 
+/* e's value read again, into the set's blob (its packed size may differ);
+ * kept as it was if the entry is gone */
+static int tentry_reread(int fd, struct tread *r, struct tentry *e, struct lat_time_thread *v)
+{
+	size_t need;
+
+	if (bpf_map_lookup_elem(fd, &e->k, v))
+		return 0;
+	need = lat_hist_packed_size(&v->h);
+	if (blob_room(r->ts, need))
+		return -ENOMEM;
+	e->ns = v->ns;
+	e->off = r->ts->used;
+	lat_hist_pack((struct lat_hist_packed *)(r->ts->blob + r->ts->used), &v->h);
+	r->ts->used += need;
+	return 0;
+}
+
 /*
  * Every thread's causes from the hash, grouped by thread; a thread whose
  * last switch is done is read a last time and its entries deleted, so the
  * hash holds live threads; the exited ones stay here by name (the newest
- * MAX_EXITED). The last time is the poll after the one that first saw it
- * exited: one read of the hash is not one moment, and an entry read
- * before the thread's head may miss the thread's last credits (its last
- * wait's end, its last run), which land before the head says exited. A
- * read that began after that saw them all.
+ * MAX_EXITED).
+ *
+ * One read of the hash is not one moment: an entry read before the
+ * thread's head may miss the thread's last credits (its last wait's end,
+ * its last run), which land before the head says exited. So the entries
+ * of a thread seen exited are read again, one by one, before they go:
+ * final then. An entry the thread made while the hash was read, after its
+ * place was passed, is found by a later poll under a thread that exited
+ * before (no head: it went): its causes join that thread's, and it goes.
  */
 static int read_threads(struct timefam *t)
 {
@@ -679,7 +702,8 @@ static int read_threads(struct timefam *t)
 		err = -ENOMEM;
 	qsort(r.e, r.n, sizeof(*r.e), cmp_tentry);
 	for (i = 0; !err && i < r.n; i = j) {
-		bool exited = false, last;
+		const struct tthread *o = NULL;
+		bool exited = false;
 
 		for (j = i; j < r.n && r.e[j].k.tid == r.e[i].k.tid && r.e[j].born == r.e[i].born;
 		     j++)
@@ -689,22 +713,21 @@ static int read_threads(struct timefam *t)
 		th.tgid = r.e[i].tgid;
 		th.born = r.e[i].born;
 		memcpy(th.comm, r.e[i].comm, sizeof(th.comm));
-		if (exited) {	/* seen exited by the poll before: read whole */
-			const struct tthread *o = bsearch(&th, bs->t, bs->n, sizeof(*o),
-							  cmp_tthread);
-
-			last = o && o->exited;
-			th.exited = last ? o->exited : t->polls;
-		} else {
-			last = false;
-			th.exited = 0;
+		if (!exited && bs->n &&
+		    (o = bsearch(&th, bs->t, bs->n, sizeof(*o), cmp_tthread)) && !o->exited)
+			o = NULL;
+		if (o)		/* a late entry of a thread gone before */
+			err = tset_copy(&ts, bs, o);
+		else {
+			th.exited = exited ? t->polls : 0;
+			err = tset_thread(&ts, &th);
 		}
-		if ((err = tset_thread(&ts, &th)))
-			break;
 		for (size_t k = i; k < j && !err; k++) {
-			if (r.e[k].k.key != LAT_TIME_THREAD_HEAD)
+			if (exited && r.e[k].k.key != LAT_TIME_THREAD_HEAD)
+				err = tentry_reread(fd, &r, &r.e[k], &t->scratch);
+			if (!err && r.e[k].k.key != LAT_TIME_THREAD_HEAD)
 				err = tset_cause(&ts, r.e[k].k.key, r.e[k].ns, r.e[k].off);
-			if (last)
+			if (exited || o)
 				gone[ngone++] = r.e[k].k;
 		}
 	}

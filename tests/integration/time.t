@@ -370,8 +370,8 @@ check "the releasing thread ($waker) is futex's waker: $top" \
 # entry read before the credit and its head after the exit, and deleting
 # it then lost the credit (CI, 2026-12-02: one futex wait of 10 ms short
 # in the 6.1-rt guest; here one run in six lost a thread's last run). The
-# loader now deletes a thread's entries in the poll after the one that
-# saw it exit.
+# loader now reads an exited thread's entries again, one by one, before
+# it deletes them.
 start_work ch --linger --timerslack 1 churn --rate 100 --for 3s
 start_latbpf ch --pid "$WORK_PID" --probes time --per-thread --interval 10ms --no-tui \
 	--json "$T/ch.json"
