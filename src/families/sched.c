@@ -264,12 +264,10 @@ struct poll_ctx {
 	__u64 poll;
 };
 
-/* one map entry into the set being built: its record and packed histograms */
-static int add_thread(const void *key, void *value, void *ctx)
+/* record i of ts from the map's value v, its histograms packed anew */
+static int fill_thread(struct thread_set *ts, size_t i, const struct lat_sched_thread *v,
+		       __u64 poll)
 {
-	const struct lat_sched_thread *v = value;
-	struct poll_ctx *pc = ctx;
-	struct thread_set *ts = pc->ts;
 	struct thread_rec *t;
 	size_t need = 0, sz[LAT_SCHED_NR_HIST];
 	int k;
@@ -278,8 +276,8 @@ static int add_thread(const void *key, void *value, void *ctx)
 		need += sz[k] = lat_hist_packed_size(&v->h[k]);
 	if (set_grow(ts, need))
 		return -ENOMEM;
-	t = &ts->t[ts->n++];
-	t->exited = v->exited ? pc->poll : 0;
+	t = &ts->t[i];
+	t->exited = v->exited ? poll : 0;
 	t->tid = v->tid;
 	t->tgid = v->tgid;
 	t->born = v->born;
@@ -292,6 +290,17 @@ static int add_thread(const void *key, void *value, void *ctx)
 		ts->used += sz[k];
 	}
 	return 0;
+}
+
+/* one map entry into the set being built: its record and packed histograms */
+static int add_thread(const void *key, void *value, void *ctx)
+{
+	struct poll_ctx *pc = ctx;
+	int err = fill_thread(pc->ts, pc->ts->n, value, pc->poll);
+
+	if (!err)
+		pc->ts->n++;
+	return err;
 }
 
 /* a record of another set, with its histograms, into ts */
@@ -387,10 +396,16 @@ static int poll_threads(struct sched *s)
 	}
 	err = lat_map_each(fd, sizeof(__u32), &s->scratch, add_thread, &pc);
 	n_map = ts.n;
+	/* read again before it goes: one read of a value is not one moment
+	 * either, and the counts of its last switch land before exited */
 	for (i = 0; !err && i < n_map; i++) {
+		__u32 tid = ts.t[i].tid;
+
 		if (!ts.t[i].exited)
 			continue;
-		bpf_map_delete_elem(fd, &ts.t[i].tid);
+		if (!bpf_map_lookup_elem(fd, &tid, &s->scratch) && s->scratch.exited)
+			err = fill_thread(&ts, i, &s->scratch, pc.poll);
+		bpf_map_delete_elem(fd, &tid);
 		n_new++;
 	}
 	qsort(ts.t, n_map, sizeof(*ts.t), cmp_tid);
