@@ -129,6 +129,12 @@ CMD
 	# what the guest printed, without the firmware's and the kernel's noise
 	tr -d '\r' <"$s/console.log" | sed 's/\x1bc//g; s/\x1b\[[0-9;?]*[a-zA-Z]//g' |
 		sed -n '/^== /,$p' | grep -av '^\[ *[0-9.]*\] ' | sed 's/^/    /'
+	# and the kernel's own complaints, which that leaves out: the first
+	# with the call trace after it (the scratch directory goes at exit)
+	tr -d '\r' <"$s/console.log" |
+		awk '/^\[ *[0-9.]*\] (BUG|WARNING|Oops|rcu: INFO|watchdog: BUG)/ { n++; if (n == 1) t = 40 }
+		     n && (t-- > 0 || /\] (BUG|WARNING|Oops|rcu: INFO|watchdog: BUG)/) && p++ < 80' |
+		sed 's/^/    kernel: /'
 	# every failed check with the diagnostics before it, the many-CPU
 	# figures, then prove's summary
 	grep -B3 -E '^not ok' "$s/prove.txt" 2>/dev/null | grep -v '^ok ' | sed 's/^/    /'
