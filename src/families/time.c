@@ -555,12 +555,25 @@ static int blob_room(struct tset *ts, size_t need)
 	return 0;
 }
 
+/* e's time and histogram from the map's value v, packed into the blob */
+static int tentry_value(struct tread *r, struct tentry *e, const struct lat_time_thread *v)
+{
+	size_t need = lat_hist_packed_size(&v->h);
+
+	if (blob_room(r->ts, need))
+		return -ENOMEM;
+	e->ns = v->ns;
+	e->off = r->ts->used;
+	lat_hist_pack((struct lat_hist_packed *)(r->ts->blob + r->ts->used), &v->h);
+	r->ts->used += need;
+	return 0;
+}
+
 static int tentry_add(const void *key, void *value, void *ctx)
 {
 	const struct lat_time_thread *v = value;
 	struct tread *r = ctx;
 	struct tentry *e;
-	size_t need = lat_hist_packed_size(&v->h);
 
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? 2 * r->cap : 256;
@@ -570,18 +583,15 @@ static int tentry_add(const void *key, void *value, void *ctx)
 		r->e = e;
 		r->cap = cap;
 	}
-	if (blob_room(r->ts, need))
-		return -ENOMEM;
-	e = &r->e[r->n++];
+	e = &r->e[r->n];
 	e->k = *(const struct lat_time_thread_key *)key;
 	e->tgid = v->tgid;
 	e->born = v->born;
 	e->exited = v->exited;
 	memcpy(e->comm, v->comm, sizeof(e->comm));
-	e->ns = v->ns;
-	e->off = r->ts->used;
-	lat_hist_pack((struct lat_hist_packed *)(r->ts->blob + r->ts->used), &v->h);
-	r->ts->used += need;
+	if (tentry_value(r, e, v))
+		return -ENOMEM;
+	r->n++;
 	return 0;
 }
 
@@ -656,22 +666,11 @@ static int tset_copy(struct tset *ts, const struct tset *from, const struct tthr
 	return err;
 }
 
-/* e's value read again, into the set's blob (its packed size may differ);
- * kept as it was if the entry is gone */
+/* e's value read again (its packed size may differ); kept as it was if
+ * the entry is gone */
 static int tentry_reread(int fd, struct tread *r, struct tentry *e, struct lat_time_thread *v)
 {
-	size_t need;
-
-	if (bpf_map_lookup_elem(fd, &e->k, v))
-		return 0;
-	need = lat_hist_packed_size(&v->h);
-	if (blob_room(r->ts, need))
-		return -ENOMEM;
-	e->ns = v->ns;
-	e->off = r->ts->used;
-	lat_hist_pack((struct lat_hist_packed *)(r->ts->blob + r->ts->used), &v->h);
-	r->ts->used += need;
-	return 0;
+	return bpf_map_lookup_elem(fd, &e->k, v) ? 0 : tentry_value(r, e, v);
 }
 
 /*
