@@ -70,11 +70,12 @@
  *       clock_nanosleep, not in a futex. Prints "waits=<n> waiter=<tid>
  *       waker=<tid> waited_ns=<ns>" (the waiter's time inside its futex
  *       calls, CLOCK_MONOTONIC around each).
- *   latwork [common] mixed  --for DUR [--sleep DUR] [--file PATH]
+ *   latwork [common] mixed  --for DUR [--sleep DUR] [--file PATH] [--io-size B]
  *       one thread of each kind for DUR: spin (busy), sleep (clock_nanosleep
  *       DUR in a loop), futex (waits on a futex woken DUR later by a fifth
- *       thread, waker), dio (a 4 KiB O_DIRECT read of PATH, then a sleep
- *       of DUR, in a loop, with --file).
+ *       thread, waker), dio (an O_DIRECT read of B bytes, default 4 KiB,
+ *       at a random B-aligned offset of PATH, then a sleep of DUR, in a
+ *       loop, with --file).
  *       With --cpu all on one CPU, so they also wait for it. When all are
  *       done each thread parks (a futex wait the process's end breaks) and
  *       the process prints "spin=<tid> sleep=<tid> futex=<tid> waker=<tid>
@@ -544,6 +545,7 @@ static int run_futex(void)
 
 static const char *dio_path;
 static int dio_write;
+static long long io_size = 4096;	/* mixed's dio reads (--io-size) */
 
 static int run_dio(void)
 {
@@ -702,12 +704,12 @@ static void *mx_dio(void *arg)
 	mx_tid[2] = syscall(SYS_gettid);
 	fd = dio_path ? open(dio_path, O_RDONLY | O_DIRECT) : -1;
 	if (fd >= 0)
-		blocks = lseek(fd, 0, SEEK_END) / 4096;
+		blocks = lseek(fd, 0, SEEK_END) / io_size;
 	/* one read every DUR: as many reads (and wakeups) whether the disk
 	 * serves them in 20 us or in 4 ms */
-	if (fd >= 0 && blocks > 0 && !posix_memalign(&buf, 4096, 4096))
+	if (fd >= 0 && blocks > 0 && !posix_memalign(&buf, 4096, (size_t)io_size))
 		while (now_ns() < mx_end) {
-			if (pread(fd, buf, 4096, (off_t)(random() % blocks) * 4096) == 4096)
+			if (pread(fd, buf, (size_t)io_size, (off_t)(random() % blocks) * io_size) == io_size)
 				mx_ios++;
 			clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
 		}
@@ -1136,6 +1138,8 @@ int main(int argc, char **argv)
 			tcp_host = v, i++;
 		else if (!strcmp(a, "--file"))
 			dio_path = v, i++;
+		else if (!strcmp(a, "--io-size"))
+			io_size = atoll(v), i++;
 		else if (!strcmp(a, "--comm"))
 			prctl(PR_SET_NAME, v), i++;
 		else if (!strcmp(a, "--timerslack"))
@@ -1165,7 +1169,7 @@ int main(int argc, char **argv)
 		else
 			goto usage;
 	}
-	if (!mode)
+	if (!mode || io_size <= 0 || io_size % 4096)
 		goto usage;
 	/* Only SIGUSR1 is blocked (for sigtimedwait); SIGTERM and SIGINT keep
 	 * their default action while working, so a test can always stop us. */

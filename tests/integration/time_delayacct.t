@@ -21,8 +21,13 @@ sysctl -qw kernel.task_delayacct=1
 ok $? "kernel.task_delayacct=1 (was $old)"
 
 # SCHED_BATCH: the workload's own wakeups do not preempt (other tasks' on
-# its CPU may: below)
-start_work mix --cpu 1 --batch --timerslack 1 --linger mixed --for 3s --sleep 5ms --file "$FILE"
+# its CPU may: below). Reads of 256 KiB, one io wait each of 300-350 us
+# here: the kernel's blkio delay runs from the dequeue in __schedule() to
+# the wakeup's activation, latbpf's io wait from sched_switch to
+# sched_wakeup, a little after each; the difference of what runs between
+# (1-2 us a wait, more on a busy host) was 2.2 % of a 4 KiB read's 86 us
+# once in CI, and is 0.04-0.16 % here with 256 KiB.
+start_work mix --cpu 1 --batch --timerslack 1 --linger mixed --for 3s --sleep 5ms --file "$FILE" --io-size 262144
 # The kernel times a wait with the run queue's clock, not at the
 # tracepoints: the clock read when the scheduler took its lock, and after a
 # wakeup preemption not read again (__schedule() skips the update,
