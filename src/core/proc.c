@@ -23,6 +23,22 @@ bool lat_read_line(const char *path, char *buf, size_t len)
 	return ok;
 }
 
+bool lat_kernel_is_rt(void)
+{
+	char v[256];
+
+	if (lat_read_line("/sys/kernel/realtime", v, sizeof(v)) && !strcmp(v, "1"))
+		return true;
+	return lat_read_line("/proc/sys/kernel/version", v, sizeof(v)) && strstr(v, "PREEMPT_RT");
+}
+
+bool lat_no_storage_in_tracepoints(void)
+{
+	const char *knob = getenv("LATBPF_RT_STORAGE");
+
+	return (knob && !strcmp(knob, "1")) || lat_kernel_is_rt();
+}
+
 /* Is `word` one of the space-separated words of `list`? */
 bool lat_has_word(const char *list, const char *word)
 {

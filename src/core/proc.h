@@ -10,6 +10,14 @@
 /* the first line of a (sysfs, proc) file, without its newline: false, and
  * "", when it cannot be read */
 bool lat_read_line(const char *path, char *buf, size_t len);
+/* PREEMPT_RT: /sys/kernel/realtime (1 on such a kernel), or the version
+ * string scripts/mkcompile_h writes */
+bool lat_kernel_is_rt(void);
+/* No BPF local storage may be made in a tracepoint: PREEMPT_RT, where the
+ * kernel's allocation takes sleeping locks with preemption off (6.1), or
+ * LATBPF_RT_STORAGE=1, which tests the RT path on any kernel (README,
+ * "Environment") */
+bool lat_no_storage_in_tracepoints(void);
 bool lat_has_word(const char *list, const char *word);
 /* the same for a comma-separated list ("rw,cpu,cpuacct") */
 bool lat_has_item(const char *list, const char *word);

@@ -146,15 +146,6 @@ static const char *const vectors[] = {
 	"local_timer", "reschedule", "call_function", "call_function_single", "irq_work",
 };
 
-/* PREEMPT_RT, as the kernel's version string says (scripts/mkcompile_h
- * writes it there) */
-static bool kernel_is_rt(void)
-{
-	char v[256];
-
-	return lat_read_line("/proc/sys/kernel/version", v, sizeof(v)) && strstr(v, "PREEMPT_RT");
-}
-
 static void hiccup_configure(struct sched_bpf *skel, void *priv, bool btf)
 {
 	struct hiccup *h = priv;
@@ -250,7 +241,7 @@ static int hiccup_open(const struct lat_family_ctx *fc, const void *cfg, void **
 		if (lat_btf_has_tracepoint(fc->btf, entry) && lat_btf_has_tracepoint(fc->btf, exit_))
 			h->has_vectors |= 1u << i;
 	}
-	h->rt = kernel_is_rt();
+	h->rt = lat_kernel_is_rt();
 	*priv = h;
 	return 0;
 }
