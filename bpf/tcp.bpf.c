@@ -10,6 +10,12 @@
  * socket-local storage, freed by the kernel with the socket. Later events
  * arrive in softirq context, where "current" means nothing: they are
  * attributed through the mark. System-wide, every TCP socket counts.
+ *
+ * On PREEMPT_RT the marks are in a preallocated hash by the socket's
+ * address instead, deleted when it closes: the kernel allocates socket
+ * storage with kmalloc (6.1: GFP_ATOMIC), which on RT may sleep on a
+ * contended lock, and a tracepoint runs with preemption off ("BUG:
+ * scheduling while atomic", then a stalled CPU, in the 6.1-rt guest).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -23,6 +29,7 @@ char LICENSE[] SEC("license") = "GPL";
 
 #define TCP_ESTABLISHED 1
 #define TCP_SYN_SENT 2
+#define TCP_CLOSE 7
 #define IPPROTO_TCP 6
 
 struct sk_mark {
@@ -35,6 +42,17 @@ struct {
 	__type(key, int);
 	__type(value, struct sk_mark);
 } tcp_marks SEC(".maps");
+
+/* PREEMPT_RT: marks_in_hash (the loader sets it, and sizes this map; 1
+ * entry elsewhere) */
+const volatile bool marks_in_hash = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, LAT_TCP_MAX_MARKS);
+	__type(key, __u64);
+	__type(value, struct sk_mark);
+} tcp_marks_rt SEC(".maps");
 
 LAT_CPU_ARRAY(tcp_cpu, struct lat_tcp_cpu);
 
@@ -106,15 +124,31 @@ static __always_inline struct lat_tcp_cpu *cpu_get(void)
 	return lat_cpu_value(&tcp_cpu);
 }
 
+/* The socket's mark, if it has one */
+static __always_inline struct sk_mark *mark_of(struct sock *sk)
+{
+	__u64 k = (__u64)sk;
+
+	if (marks_in_hash)
+		return bpf_map_lookup_elem(&tcp_marks_rt, &k);
+	return bpf_sk_storage_get(&tcp_marks, sk, NULL, 0);
+}
+
 /* The socket's mark: created when the target uses it in process context. */
 static __always_inline struct sk_mark *mark(struct sock *sk, bool in_target)
 {
-	struct sk_mark *m = bpf_sk_storage_get(&tcp_marks, sk, NULL, 0);
+	struct sk_mark *m = mark_of(sk), zero = {};
 	struct lat_tcp_cpu *c;
+	__u64 k = (__u64)sk;
 
 	if (m || !in_target)
 		return m;
-	m = bpf_sk_storage_get(&tcp_marks, sk, NULL, BPF_SK_STORAGE_GET_F_CREATE);
+	if (marks_in_hash) {
+		bpf_map_update_elem(&tcp_marks_rt, &k, &zero, BPF_NOEXIST);
+		m = bpf_map_lookup_elem(&tcp_marks_rt, &k);
+	} else {
+		m = bpf_sk_storage_get(&tcp_marks, sk, NULL, BPF_SK_STORAGE_GET_F_CREATE);
+	}
 	if ((c = cpu_get())) {
 		if (m)
 			c->sockets++;
@@ -148,6 +182,12 @@ int BPF_PROG(tcp_state, struct sock *sk, int oldstate, int newstate)
 
 	if (sk->sk_protocol != IPPROTO_TCP)
 		return 0;
+	if (newstate == TCP_CLOSE && marks_in_hash) {	/* its mark goes with it */
+		__u64 k = (__u64)sk;
+
+		bpf_map_delete_elem(&tcp_marks_rt, &k);
+		return 0;
+	}
 	if (newstate == TCP_SYN_SENT) {	/* connect(), in the caller's context */
 		m = mark(sk, lat_current_is_target());
 		if (m)
@@ -156,7 +196,7 @@ int BPF_PROG(tcp_state, struct sock *sk, int oldstate, int newstate)
 	}
 	if (oldstate != TCP_SYN_SENT || newstate != TCP_ESTABLISHED)
 		return 0;
-	m = bpf_sk_storage_get(&tcp_marks, sk, NULL, 0);
+	m = mark_of(sk);
 	if (!m || !m->connect_ts || !(c = cpu_get()))
 		return 0;
 	d = bpf_ktime_get_ns() - m->connect_ts;
@@ -175,7 +215,7 @@ int BPF_PROG(tcp_rtt, struct sock *sk)
 	struct lat_tcp_cpu *c;
 	__u32 srtt;
 
-	if (lat_filtering() && !bpf_sk_storage_get(&tcp_marks, sk, NULL, 0))
+	if (lat_filtering() && !mark_of(sk))
 		return 0;
 	srtt = BPF_CORE_READ(tp, srtt_us) >> 3;	/* kept << 3, in us */
 	if (!srtt)
@@ -192,7 +232,7 @@ static __always_inline void retransmit(struct sock *sk, int err)
 	struct lat_tcp_remote *r;
 	struct lat_tcp_cpu *c;
 
-	if (lat_filtering() && !bpf_sk_storage_get(&tcp_marks, sk, NULL, 0))
+	if (lat_filtering() && !mark_of(sk))
 		return;
 	if (!(c = cpu_get()))
 		return;

@@ -38,5 +38,8 @@ _Static_assert(sizeof(struct lat_tcp_remote) == 16 + 2 * sizeof(struct lat_hist)
 
 /* remotes the hash holds between two polls (it is drained at each) */
 #define LAT_TCP_MAX_REMOTES 1024
+/* PREEMPT_RT: the target's sockets whose marks a hash holds at once
+ * (bpf/tcp.bpf.c, marks_in_hash) */
+#define LAT_TCP_MAX_MARKS 16384
 
 #endif

@@ -10,6 +10,7 @@
 #include "core/cpumap.h"
 #include "core/hist.h"
 #include "core/maps.h"
+#include "core/proc.h"
 #include "core/run.h"
 #include "core/snap.h"
 #include "families/family.h"
@@ -59,7 +60,7 @@ struct tcp {
 	struct lat_tcp_cpu now, before;
 	__u64 missed, missed_before;	/* lat_prog_misses() */
 	char mode[200];			/* what this kernel lacks */
-	char mode_str[240];
+	char mode_str[320];
 };
 
 
@@ -138,6 +139,11 @@ static int tcp_open(const struct lat_family_ctx *fc, const void *cfg, void **pri
 	bpf_map__set_max_entries(t->skel->maps.tcp_remotes,
 				 t->cfg.per_remote ?
 				 lat_env_entries("LATBPF_TCP_REMOTES", LAT_TCP_MAX_REMOTES) : 1);
+	/* PREEMPT_RT: no socket storage made in a tracepoint (bpf/tcp.bpf.c) */
+	t->skel->rodata->marks_in_hash = lat_no_storage_in_tracepoints();
+	bpf_map__set_max_entries(t->skel->maps.tcp_marks_rt,
+				 t->skel->rodata->marks_in_hash ?
+				 lat_env_entries("LATBPF_TCP_MARKS", LAT_TCP_MAX_MARKS) : 1);
 	bpf_program__set_autoload(t->skel->progs.tcp_retrans, with_err);
 	bpf_program__set_autoload(t->skel->progs.tcp_retrans_old, !with_err);
 	optional(t, fc->btf);
@@ -174,7 +180,9 @@ static const char *tcp_mode(void *priv)
 {
 	struct tcp *t = priv;
 
-	snprintf(t->mode_str, sizeof(t->mode_str), "attached (tp_btf%s)", t->mode);
+	snprintf(t->mode_str, sizeof(t->mode_str), "attached (tp_btf%s%s)", t->mode,
+		 t->skel->rodata->marks_in_hash ?
+		 "; the target's sockets marked in a hash, not socket storage (PREEMPT_RT)" : "");
 	return t->mode_str;
 }
 

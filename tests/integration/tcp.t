@@ -91,6 +91,35 @@ rc=$(final "$T/con.json" "[.tcp.remotes[] | select(.remote == \"127.0.0.1:$PORT\
 nr=$(final "$T/con.json" '.tcp.remotes | length')
 check "--per-remote: the connects under 127.0.0.1:$PORT ($rc = $c), one remote ($nr)" test "$rc,$nr" = "$c,1"
 
+# 2a. the marks as on PREEMPT_RT (LATBPF_RT_STORAGE=1): no socket storage
+# made in a tracepoint, the target's sockets in a preallocated hash by
+# address instead; each entry goes when its socket closes. The same 200
+# connects, each socket marked; the hash holds the one the lingering client
+# keeps open, and nothing once the client has exited.
+start_work rtm --linger tcpclient --port $PORT --count 200 --connects --for 20s
+LATBPF_RT_STORAGE=1 start_latbpf rtm --pid "$WORK_PID" --probes tcp --no-tui --json "$T/rtm.json"
+kill -USR1 "$WORK_PID"
+wait_for "$T/rtm.work" '^connects=' 30
+id=$(held_map "$(pgrep -P "$LAT_PID" -x latbpf || echo "$LAT_PID")" tcp_marks_rt)
+marks() { bpftool map dump id "${id:-0}" -j 2>/dev/null | jq length; }
+open1=$(marks)
+kill -TERM "$WORK_PID"
+for ((i = 0; i < 50; i++)); do [ "$(marks)" = 0 ] && break; sleep 0.1; done
+closed=$(marks)
+stop "$LAT_PID"
+ncon=$(sed -n 's/^connects=//p' "$T/rtm.work")
+c=$(final "$T/rtm.json" .tcp.connect.count)
+miss=$(final "$T/rtm.json" '.tcp.missed // 0')
+untr=$(final "$T/rtm.json" '.tcp.untracked_sockets // 0')
+socks=$(final "$T/rtm.json" '.tcp.sockets')
+mode=$(jq -r 'select(.probes) | .probes.tcp' "$T/rtm.json" | head -1)
+diag "RT marks: $ncon connects -> $c samples, sockets $socks, untracked $untr, missed $miss; hash map ${id:-none} holds ${open1:-?} while the client lingers, ${closed:-?} after it exited; mode: $mode"
+check "RT marks: the probe says where the marks are ($mode)" grep -q 'marked in a hash' <<<"$mode"
+check "RT marks: $ncon connects, each socket marked ($socks), as many samples ($c) less missed ($miss)" \
+	bash -c "[ '$ncon' = 200 ] && [ '$socks' = 200 ] && [ '$c' -ge $((200 - miss)) ] && [ '$c' -le 200 ]"
+check "RT marks: the hash holds the one socket left open (${open1:-none read}), none once it closed (${closed:-none read})" \
+	test "${open1:-x},${closed:-x}" = "1,0"
+
 # 2b. --per-remote with room for one remote (LATBPF_TCP_REMOTES=1): two
 # clients, 50 connects each, to 127.0.0.1 and to 127.0.0.2 (a second server).
 # The remote that found the hash full loses its samples, counted.
