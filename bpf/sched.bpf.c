@@ -75,6 +75,14 @@ struct {
 } task_slots SEC(".maps");
 
 const volatile __u32 slot_mask = 0;
+/* PREEMPT_RT (the loader's): no task storage is made here. The kernel
+ * allocates it with kmalloc (6.1: GFP_ATOMIC; local storage took BPF's own
+ * allocator only later), which on RT takes sleeping locks, and these
+ * programs run with preemption off, in the scheduler under its raw locks:
+ * a thread whose slot another live thread holds then has no record, and
+ * is counted lost (st_lost). A host whose pid_max is within the slots
+ * (65536: up to 64 CPUs by the kernel's default) has no such thread. */
+const volatile bool no_storage_new = false;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -162,6 +170,8 @@ static __always_inline struct task_st *st_get(struct task_struct *t, __u32 tid,
 		if (st->tid == tid)
 			return st;
 		/* another live thread owns the slot */
+		if (no_storage_new)
+			return NULL;
 		return bpf_task_storage_get(&task_st, t, NULL,
 					    BPF_LOCAL_STORAGE_GET_F_CREATE);
 	}

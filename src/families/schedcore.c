@@ -9,6 +9,7 @@
 #include "families/schedcore.h"
 #include "core/btf.h"
 #include "core/maps.h"
+#include "core/proc.h"
 #include "core/snap.h"
 #include "families/skel.h"
 #include "sched.skel.h"
@@ -100,6 +101,9 @@ static int load(struct lat_schedcore *c, bool btf)
 		bpf_map__set_max_entries(skel->maps.task_st_hash, 1);
 		bpf_map__set_max_entries(skel->maps.task_slots, n);
 		skel->rodata->slot_mask = n - 1;
+		/* PREEMPT_RT: no task storage made in the scheduler
+		 * (bpf/sched.bpf.c, no_storage_new) */
+		skel->rodata->no_storage_new = lat_no_storage_in_tracepoints();
 	} else {
 		bpf_map__set_autocreate(skel->maps.task_st, false);
 		/* the test knob fills the table (README, "Environment") */

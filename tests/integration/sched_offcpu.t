@@ -99,4 +99,27 @@ check "raw_tp, table full: losses counted ($lost > 0), in sched and in drops" \
 check "raw_tp, table full: samples + losses cover every sleep ($n + $lost >= $want)" \
 	num_le $want $((n + lost))
 check "raw_tp, table full: no sample invented ($n <= $want + 10)" num_le "$n" $((want + 10))
+
+# As on PREEMPT_RT (LATBPF_RT_STORAGE=1: no task storage made in the
+# scheduler's tracepoints), with one slot (LATBPF_TASK_SLOTS=1) for 4
+# sleeping threads and the main one: the slot's owner (the first to switch,
+# here the main thread, which waits for the others) is followed, the others
+# have no record and their events are counted lost, never charged to the
+# owner: at most one thread's sleeps, and samples + losses cover them all.
+start_work rtst --linger sleep --sleep 10ms --count $N --threads 3
+LATBPF_RT_STORAGE=1 LATBPF_TASK_SLOTS=1 start_latbpf rtst --pid "$WORK_PID" --probes sched \
+	--no-tui --json "$T/rtst.json"
+ok $? "one slot, no task storage: latbpf attached"
+kill -USR1 "$WORK_PID"
+wait_for "$T/rtst.work" '^sleeps=' 20
+stop "$LAT_PID"
+ok $? "one slot, no task storage: latbpf exits 0 on SIGINT"
+kill -TERM "$WORK_PID"
+n=$(final "$T/rtst.json" .sched.offcpu_sleep.count)
+lost=$(final "$T/rtst.json" '.drops["sched.task_records_lost"] // 0')
+diag "one slot, no task storage: offcpu_sleep n=$n, task_records_lost=$lost, sleeps $want"
+check "one slot, no task storage: at most one thread's sleeps ($n <= $N + 10)" num_le "$n" $((N + 10))
+check "one slot, no task storage: the others' losses counted ($lost > 0)" num_le 1 "$lost"
+check "one slot, no task storage: samples + losses cover every sleep ($n + $lost >= $want)" \
+	num_le $want $((n + lost))
 done_testing
