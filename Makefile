@@ -136,9 +136,9 @@ $(O)/tools/%: tools/%.c | $(O)/tools
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(LAT_CFLAGS) $< -o $@ -lpthread -lm
 
-$(O)/tools/floor: tools/floor.c $(O)/floor.skel.h | $(O)/tools
+$(O)/tools/floor: tools/floor.c $(O)/src/core/proc.o $(O)/floor.skel.h | $(O)/tools
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(LAT_CFLAGS) $< -o $@ $(LDLIBS)
+	$(Q)$(CC) $(LAT_CFLAGS) $(filter %.c %.o,$^) -o $@ $(LDLIBS)
 
 $(O) $(O)/bpf $(O)/tests $(O)/tools:
 	$(Q)mkdir -p $@
