@@ -11,11 +11,15 @@
  * arrive in softirq context, where "current" means nothing: they are
  * attributed through the mark. System-wide, every TCP socket counts.
  *
- * On PREEMPT_RT the marks are in a preallocated hash by the socket's
- * address instead, deleted when it closes: the kernel allocates socket
+ * On PREEMPT_RT the marks are in a preallocated LRU hash by the socket's
+ * cookie instead, deleted when it closes: the kernel allocates socket
  * storage with kmalloc (6.1: GFP_ATOMIC), which on RT may sleep on a
  * contended lock, and a tracepoint runs with preemption off ("BUG:
- * scheduling while atomic", then a stalled CPU, in the 6.1-rt guest).
+ * scheduling while atomic", then a stalled CPU, in the 6.1-rt guest). The
+ * cookie, not the address: a close the kernel did not run this program for
+ * (a softirq's, while the program ran on that CPU: tcp.missed) leaves an
+ * entry that no later socket at that address can match, and the LRU
+ * evicts it in time.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -48,7 +52,7 @@ struct {
 const volatile bool marks_in_hash = false;
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, LAT_TCP_MAX_MARKS);
 	__type(key, __u64);
 	__type(value, struct sk_mark);
@@ -124,14 +128,22 @@ static __always_inline struct lat_tcp_cpu *cpu_get(void)
 	return lat_cpu_value(&tcp_cpu);
 }
 
+/* The socket's key in tcp_marks_rt: its cookie, or 0 where it has none
+ * yet (then no mark: making a mark gives it one) */
+static __always_inline __u64 mark_key(struct sock *sk)
+{
+	return sk->__sk_common.skc_cookie.counter;
+}
+
 /* The socket's mark, if it has one */
 static __always_inline struct sk_mark *mark_of(struct sock *sk)
 {
-	__u64 k = (__u64)sk;
+	__u64 k;
 
-	if (marks_in_hash)
-		return bpf_map_lookup_elem(&tcp_marks_rt, &k);
-	return bpf_sk_storage_get(&tcp_marks, sk, NULL, 0);
+	if (!marks_in_hash)
+		return bpf_sk_storage_get(&tcp_marks, sk, NULL, 0);
+	k = mark_key(sk);
+	return k ? bpf_map_lookup_elem(&tcp_marks_rt, &k) : NULL;
 }
 
 /* The socket's mark: created when the target uses it in process context. */
@@ -139,11 +151,12 @@ static __always_inline struct sk_mark *mark(struct sock *sk, bool in_target)
 {
 	struct sk_mark *m = mark_of(sk), zero = {};
 	struct lat_tcp_cpu *c;
-	__u64 k = (__u64)sk;
+	__u64 k;
 
 	if (m || !in_target)
 		return m;
 	if (marks_in_hash) {
+		k = bpf_get_socket_cookie(sk);	/* made here if it had none */
 		bpf_map_update_elem(&tcp_marks_rt, &k, &zero, BPF_NOEXIST);
 		m = bpf_map_lookup_elem(&tcp_marks_rt, &k);
 	} else {
@@ -183,9 +196,10 @@ int BPF_PROG(tcp_state, struct sock *sk, int oldstate, int newstate)
 	if (sk->sk_protocol != IPPROTO_TCP)
 		return 0;
 	if (newstate == TCP_CLOSE && marks_in_hash) {	/* its mark goes with it */
-		__u64 k = (__u64)sk;
+		__u64 k = mark_key(sk);
 
-		bpf_map_delete_elem(&tcp_marks_rt, &k);
+		if (k)
+			bpf_map_delete_elem(&tcp_marks_rt, &k);
 		return 0;
 	}
 	if (newstate == TCP_SYN_SENT) {	/* connect(), in the caller's context */
