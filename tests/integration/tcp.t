@@ -95,30 +95,43 @@ check "--per-remote: the connects under 127.0.0.1:$PORT ($rc = $c), one remote (
 # made in a tracepoint, the target's sockets in a preallocated hash by
 # address instead; each entry goes when its socket closes. The same 200
 # connects, each socket marked; the hash holds the one the lingering client
-# keeps open, and nothing once the client has exited.
+# keeps open, and once the client has exited nothing, or only what the
+# kernel did not run the close for (counted in tcp.missed). A second target
+# that only sleeps keeps latbpf, and its hash, there after the client exits.
 start_work rtm --linger tcpclient --port $PORT --count 200 --connects --for 20s
-LATBPF_RT_STORAGE=1 start_latbpf rtm --pid "$WORK_PID" --probes tcp --no-tui --json "$T/rtm.json"
+timeout $SRV_TMO sleep $SRV_FOR &
+keeper=$!
+_pids+=($keeper)
+LATBPF_RT_STORAGE=1 start_latbpf rtm --pid "$WORK_PID,$keeper" --probes tcp --no-tui \
+	--json "$T/rtm.json"
 kill -USR1 "$WORK_PID"
 wait_for "$T/rtm.work" '^connects=' 30
 id=$(held_map "$(pgrep -P "$LAT_PID" -x latbpf || echo "$LAT_PID")" tcp_marks_rt)
-marks() { bpftool map dump id "${id:-0}" -j 2>/dev/null | jq length; }
-open1=$(marks)
+marks() { bpftool map dump id "${id:-0}" -j 2>/dev/null | jq 'if type == "array" then length else empty end'; }
+# the client's sockets that are not yet gone (TIME-WAIT keeps no socket of
+# its own); under an emulator the server closes its ends seconds late, so
+# wait for the one left open
+live() { ss -tanH dst 127.0.0.1:$PORT | grep -vc TIME-WAIT; }
+for ((i = 0; i < $(tcg_bound 50); i++)); do [ "$(live)" -le 1 ] && break; sleep 0.1; done
+open1=$(marks) live1=$(live)
 kill -TERM "$WORK_PID"
-for ((i = 0; i < 50; i++)); do [ "$(marks)" = 0 ] && break; sleep 0.1; done
+for ((i = 0; i < $(tcg_bound 50); i++)); do [ "$(marks)" = 0 ] && break; sleep 0.1; done
 closed=$(marks)
 stop "$LAT_PID"
+kill "$keeper" 2>/dev/null
 ncon=$(sed -n 's/^connects=//p' "$T/rtm.work")
 c=$(final "$T/rtm.json" .tcp.connect.count)
 miss=$(final "$T/rtm.json" '.tcp.missed // 0')
 untr=$(final "$T/rtm.json" '.tcp.untracked_sockets // 0')
 socks=$(final "$T/rtm.json" '.tcp.sockets')
 mode=$(jq -r 'select(.probes) | .probes.tcp' "$T/rtm.json" | head -1)
-diag "RT marks: $ncon connects -> $c samples, sockets $socks, untracked $untr, missed $miss; hash map ${id:-none} holds ${open1:-?} while the client lingers, ${closed:-?} after it exited; mode: $mode"
+diag "RT marks: $ncon connects -> $c samples, sockets $socks, untracked $untr, missed $miss; hash map ${id:-none} holds ${open1:-?} while the client lingers with $live1 socket(s), ${closed:-?} after it exited; mode: $mode"
 check "RT marks: the probe says where the marks are ($mode)" grep -q 'marked in a hash' <<<"$mode"
 check "RT marks: $ncon connects, each socket marked ($socks), as many samples ($c) less missed ($miss)" \
 	bash -c "[ '$ncon' = 200 ] && [ '$socks' = 200 ] && [ '$c' -ge $((200 - miss)) ] && [ '$c' -le 200 ]"
-check "RT marks: the hash holds the one socket left open (${open1:-none read}), none once it closed (${closed:-none read})" \
-	test "${open1:-x},${closed:-x}" = "1,0"
+check "RT marks: the hash holds the one socket left open (${open1:-none read} for $live1)" test "${open1:-x},$live1" = 1,1
+check "RT marks: none once it closed, but for closes missed ($miss): ${closed:-none read} left" \
+	bash -c "[ -n '$closed' ] && [ '$closed' -le '$miss' ]"
 
 # 2b. --per-remote with room for one remote (LATBPF_TCP_REMOTES=1): two
 # clients, 50 connects each, to 127.0.0.1 and to 127.0.0.2 (a second server).
