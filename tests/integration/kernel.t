@@ -44,7 +44,12 @@ for tp in tcp_sendmsg_locked tcp_rcv_space_adjust inet_sock_set_state tcp_probe 
 	fi
 done
 check "tcp: attached, naming exactly the tracepoints BTF lacks: $tcp" \
-	bash -c "[ $good = 1 ] && [[ '$tcp' == 'attached (tp_btf'* ]]"
+	bash -c '[ "$1" = 1 ] && [[ $2 == "attached (tp_btf"* ]]' _ "$good" "$tcp"
+# PREEMPT_RT: no socket storage made in a tracepoint, and said
+hash=0
+[[ $tcp == *"sockets marked in a hash"* ]] && hash=1
+check "tcp: its sockets marked in a hash exactly where the kernel is PREEMPT_RT (rt $rt, hash $hash)" \
+	test "$hash" = "$rt"
 if ! has tcp_sendmsg_locked; then
 	# RTT without the send hook: a client that connects is followed
 	port=$(free_port)
