@@ -78,10 +78,11 @@ const volatile __u32 slot_mask = 0;
 /* PREEMPT_RT (the loader's): no task storage is made here. The kernel
  * allocates it with kmalloc (6.1: GFP_ATOMIC; local storage took BPF's own
  * allocator only later), which on RT takes sleeping locks, and these
- * programs run with preemption off, in the scheduler under its raw locks:
- * a thread whose slot another live thread holds then has no record, and
- * is counted lost (st_lost). A host whose pid_max is within the slots
- * (65536: up to 64 CPUs by the kernel's default) has no such thread. */
+ * programs run with preemption off, in the scheduler under its raw locks.
+ * A thread whose slot another live thread holds keeps its record in
+ * task_st_hash instead (preallocated: raw locks only; the loader sizes it),
+ * as on the raw_tp path: deleted at its last switch, adopted when it
+ * claims its slot; a full table is counted (st_lost). */
 const volatile bool no_storage_new = false;
 
 struct {
@@ -91,7 +92,8 @@ struct {
 	__type(value, struct task_st);
 } task_st SEC(".maps");
 
-/* raw_tp fallback only; the loader shrinks it to 1 entry when unused. Not
+/* raw_tp fallback, and tp_btf's overflow on PREEMPT_RT (no_storage_new);
+ * the loader shrinks it to 1 entry when unused. Not
  * an LRU: an eviction would drop a live task's state without a word, while
  * a full table refuses the insert, which is counted (st_lost). A task's
  * record goes at its last switch, so the table holds live targets only. */
@@ -142,44 +144,58 @@ static __always_inline void st_clear(struct task_st *st)
 	__builtin_memset(&st->tm, 0, sizeof(st->tm));
 }
 
-static __always_inline struct task_st *st_get(struct task_struct *t, __u32 tid,
-					      bool btf)
+/* a record in task_st_hash (raw_tp; tp_btf on PREEMPT_RT), made if none */
+static __always_inline struct task_st *st_hashed(__u32 tid)
 {
-	struct task_st zero = {}, *st, *old;
-	__u32 idx = tid & slot_mask;
+	struct task_st zero = {}, *st = bpf_map_lookup_elem(&task_st_hash, &tid);
 
-	if (btf) {
-		st = bpf_map_lookup_elem(&task_slots, &idx);
-		if (!st)
-			return NULL;
-		if (st->tid != tid && !st->tid &&
-		    !__sync_val_compare_and_swap(&st->tid, 0, tid)) {
-			/* claimed: take over what task storage held, if any */
-			old = bpf_task_storage_get(&task_st, t, NULL, 0);
-			if (old) {
-				st->ts = old->ts;
-				st->kind = old->kind;
-				st->hc = old->hc;
-				st->ft = old->ft;
-				st->tm = old->tm;
-			} else {
-				st_clear(st);
-			}
-		}
-		/* also when another event of this task claimed it just now */
-		if (st->tid == tid)
-			return st;
-		/* another live thread owns the slot */
-		if (no_storage_new)
-			return NULL;
-		return bpf_task_storage_get(&task_st, t, NULL,
-					    BPF_LOCAL_STORAGE_GET_F_CREATE);
-	}
-	st = bpf_map_lookup_elem(&task_st_hash, &tid);
 	if (st)
 		return st;
 	bpf_map_update_elem(&task_st_hash, &tid, &zero, BPF_NOEXIST);
 	return bpf_map_lookup_elem(&task_st_hash, &tid);
+}
+
+/* where a thread without its slot keeps its record, if it has one */
+static __always_inline struct task_st *st_overflow(struct task_struct *t, __u32 tid)
+{
+	if (no_storage_new)
+		return bpf_map_lookup_elem(&task_st_hash, &tid);
+	return bpf_task_storage_get(&task_st, t, NULL, 0);
+}
+
+static __always_inline struct task_st *st_get(struct task_struct *t, __u32 tid,
+					      bool btf)
+{
+	struct task_st *st, *old;
+	__u32 idx = tid & slot_mask;
+
+	if (!btf)
+		return st_hashed(tid);
+	st = bpf_map_lookup_elem(&task_slots, &idx);
+	if (!st)
+		return NULL;
+	if (st->tid != tid && !st->tid && !__sync_val_compare_and_swap(&st->tid, 0, tid)) {
+		/* claimed: take over what its overflow record held, if any */
+		old = st_overflow(t, tid);
+		if (old) {
+			st->ts = old->ts;
+			st->kind = old->kind;
+			st->hc = old->hc;
+			st->ft = old->ft;
+			st->tm = old->tm;
+			if (no_storage_new)	/* one record a thread */
+				bpf_map_delete_elem(&task_st_hash, &tid);
+		} else {
+			st_clear(st);
+		}
+	}
+	/* also when another event of this task claimed it just now */
+	if (st->tid == tid)
+		return st;
+	/* another live thread owns the slot */
+	if (no_storage_new)
+		return st_hashed(tid);
+	return bpf_task_storage_get(&task_st, t, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 }
 
 /* A task's record if it has one: no claim, no new storage (the time
@@ -191,7 +207,7 @@ static __always_inline struct task_st *st_find(struct task_struct *t, __u32 tid)
 
 	if (st && st->tid == tid)
 		return st;
-	return bpf_task_storage_get(&task_st, t, NULL, 0);
+	return st_overflow(t, tid);
 }
 
 /* st_get for an event of a target: a missing record is a lost event */
@@ -443,8 +459,10 @@ static __always_inline int do_switch(bool preempt, struct task_struct *prev,
 	 * (xchg: every write of the record above lands before the release) */
 	if (btf && sp && sp->tid && (lat_task_state_btf(prev) & TASK_DEAD))
 		__sync_lock_test_and_set(&sp->tid, 0);
-	/* raw_tp: a dead task's record goes, so the table holds live tasks */
-	if (!btf && sp && (lat_task_state(prev) & TASK_DEAD)) {
+	/* raw_tp, and tp_btf on PREEMPT_RT: a dead task's record goes, so the
+	 * table holds live tasks */
+	if ((!btf || no_storage_new) && sp &&
+	    ((btf ? lat_task_state_btf(prev) : lat_task_state(prev)) & TASK_DEAD)) {
 		__u32 tid = BPF_CORE_READ(prev, pid);
 
 		bpf_map_delete_elem(&task_st_hash, &tid);

@@ -24,6 +24,10 @@ int lat_schedcore_join(struct lat_schedcore *c, lat_schedcore_cfg cfg, void *pri
 	return 0;
 }
 
+/* PREEMPT_RT: the records of threads whose slot another holds (preallocated,
+ * 64 bytes and the hash's own per entry: under 1 MiB) */
+#define LAT_TASK_RECORDS_RT 8192
+
 /* Slots for per-task records (bpf/sched.bpf.c): one per possible tid up to
  * 65536 (64 bytes each: 2 MiB for the default pid_max of 32768), a power
  * of two. LATBPF_TASK_SLOTS overrides it, so
@@ -98,12 +102,17 @@ static int load(struct lat_schedcore *c, bool btf)
 	if (btf) {
 		__u32 n = task_slots();
 
-		bpf_map__set_max_entries(skel->maps.task_st_hash, 1);
+		bool rt = lat_no_storage_in_tracepoints();
+
 		bpf_map__set_max_entries(skel->maps.task_slots, n);
 		skel->rodata->slot_mask = n - 1;
-		/* PREEMPT_RT: no task storage made in the scheduler
+		/* PREEMPT_RT: no task storage made in the scheduler; the
+		 * threads without their slot in the table instead
 		 * (bpf/sched.bpf.c, no_storage_new) */
-		skel->rodata->no_storage_new = lat_no_storage_in_tracepoints();
+		skel->rodata->no_storage_new = rt;
+		bpf_map__set_max_entries(skel->maps.task_st_hash,
+					 rt ? lat_env_entries("LATBPF_TASK_RECORDS",
+							      LAT_TASK_RECORDS_RT) : 1);
 	} else {
 		bpf_map__set_autocreate(skel->maps.task_st, false);
 		/* the test knob fills the table (README, "Environment") */

@@ -6,9 +6,10 @@
 # threads, one created late, which end one after another: one thread owns
 # the slot, the others keep their records in task storage, and when the
 # owner exits the next thread to switch claims the slot and takes its
-# record over, mid-sleep. The answer must not change. On PREEMPT_RT no task
-# storage is made in the scheduler (README, "Kernels"), so that run is the
-# one below, with no storage, instead.
+# record over, mid-sleep. The answer must not change. A fourth does the same
+# as on PREEMPT_RT (LATBPF_RT_STORAGE=1), where no task storage is made in
+# the scheduler (README, "Kernels") and those records are in a preallocated
+# table instead (on an RT kernel the third run is that too).
 . "$(dirname "$0")/lib.sh"
 need_root
 N=100
@@ -17,16 +18,12 @@ SLEEP=10000000
 # width of the slot holding 10 ms (2^19 ns)
 HI=$((SLEEP + 50000 + 200000 + 524288))
 
-modes="tp_btf raw_tp shared"
-if preempt_rt; then
-	modes="tp_btf raw_tp"
-	diag "PREEMPT_RT: no task storage made here, so no 'shared' run with it (the one-slot run without it follows)"
-fi
-for mode in $modes; do
+for mode in tp_btf raw_tp shared shared_rt; do
 	args=(--count $N)
 	want=$N
 	[ $mode = raw_tp ] && export LATBPF_FORCE_RAW_TP=1
-	if [ $mode = shared ]; then
+	[ $mode = shared_rt ] && export LATBPF_RT_STORAGE=1
+	if [ $mode = shared ] || [ $mode = shared_rt ]; then
 		export LATBPF_TASK_SLOTS=1
 		args=(--count $N --threads 3 --spawn-after 250ms)
 		want=$((4 * N))
@@ -39,7 +36,7 @@ for mode in $modes; do
 	stop "$LAT_PID"
 	ok $? "$mode: latbpf exits 0 on SIGINT"
 	kill -TERM "$WORK_PID"
-	unset LATBPF_FORCE_RAW_TP LATBPF_TASK_SLOTS
+	unset LATBPF_FORCE_RAW_TP LATBPF_TASK_SLOTS LATBPF_RT_STORAGE
 	status=$(final "$T/$mode.json" .probes.sched)
 	n=$(final "$T/$mode.json" .sched.offcpu_sleep.count)
 	p50=$(final "$T/$mode.json" .sched.offcpu_sleep.p50)
@@ -82,15 +79,15 @@ for mode in $modes; do
 		between "$near" $((want - 1 - unseen)) $((want + 2))
 done
 
-# The raw_tp table full (LATBPF_TASK_RECORDS=2 for 4 sleeping threads and
+# The raw_tp table full (LATBPF_TASK_RECORDS=2 for 3 sleeping threads and
 # the workload's main thread): the threads without a record lose their
 # events, and every loss is counted. A sleep has no sample only when its
 # switch-out or its wakeup found no record, so samples + losses cover all
 # the sleeps; and nothing is invented: at most the sleeps, plus the
 # workload's own few waits.
-want=$((4 * N))
-# starved NAME LABEL VAR=VALUE...: the four sleepers traced with the knobs
-# set; n: their sleep samples, lost: task_records_lost (from drops)
+# starved NAME LABEL VAR=VALUE...: three sleepers traced with the knobs
+# set; want: their sleeps (the workload's count), n: the sleep samples,
+# lost: task_records_lost (from drops)
 starved() {
 	local name=$1 label=$2 kv
 	shift 2
@@ -106,6 +103,8 @@ starved() {
 	kill -TERM "$WORK_PID"
 	n=$(final "$T/$name.json" .sched.offcpu_sleep.count)
 	lost=$(final "$T/$name.json" '.drops["sched.task_records_lost"] // 0')
+	want=$(sed -n 's/^sleeps=\([0-9]*\).*/\1/p' "$T/$name.work")
+	want=${want:-$((3 * N))}
 	diag "$label: offcpu_sleep n=$n, task_records_lost=$lost, sleeps $want"
 }
 starved full "raw_tp, table full" LATBPF_FORCE_RAW_TP=1 LATBPF_TASK_RECORDS=2
@@ -115,15 +114,13 @@ check "raw_tp, table full: samples + losses cover every sleep ($n + $lost >= $wa
 	num_le $want $((n + lost))
 check "raw_tp, table full: no sample invented ($n <= $want + 10)" num_le "$n" $((want + 10))
 
-# As on PREEMPT_RT (LATBPF_RT_STORAGE=1: no task storage made in the
-# scheduler's tracepoints), with one slot (LATBPF_TASK_SLOTS=1) for 4
-# sleeping threads and the main one: the slot's owner (the first to switch,
-# here the main thread, which waits for the others) is followed, the others
-# have no record and their events are counted lost, never charged to the
-# owner: at most one thread's sleeps, and samples + losses cover them all.
-starved rtst "one slot, no task storage" LATBPF_RT_STORAGE=1 LATBPF_TASK_SLOTS=1
-check "one slot, no task storage: at most one thread's sleeps ($n <= $N + 10)" num_le "$n" $((N + 10))
-check "one slot, no task storage: the others' losses counted ($lost > 0)" num_le 1 "$lost"
-check "one slot, no task storage: samples + losses cover every sleep ($n + $lost >= $want)" \
-	num_le $want $((n + lost))
+# As on PREEMPT_RT (LATBPF_RT_STORAGE=1), one slot (LATBPF_TASK_SLOTS=1)
+# and room for one thread without it (LATBPF_TASK_RECORDS=1): the slot's
+# owner and one more are followed; the other threads' events are counted
+# lost, never charged to another thread: at most two threads' sleeps.
+starved rtst "RT records, table full" LATBPF_RT_STORAGE=1 LATBPF_TASK_SLOTS=1 LATBPF_TASK_RECORDS=1
+check "RT records, table full: losses counted ($lost > 0)" num_le 1 "$lost"
+check "RT records, table full: at most two threads' sleeps ($n <= 2 x $N + 10)" num_le "$n" $((2 * N + 10))
+check "RT records, table full: samples + losses cover every sleep ($n + $lost >= $want)" \
+	num_le "$want" $((n + lost))
 done_testing
