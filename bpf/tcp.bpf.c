@@ -171,17 +171,29 @@ static __always_inline struct sk_mark *mark(struct sock *sk, bool in_target)
 	return m;
 }
 
+/* A send or receive of the target marks its socket. In the hash (PREEMPT_RT)
+ * not one already closed (data read after a reset, or after the peer's FIN
+ * took it through TIME_WAIT): no state change would delete that entry. Nor
+ * system-wide, where only a connect needs its mark (its handshake's start):
+ * every socket of the host would churn the LRU. */
+static __always_inline void mark_used(struct sock *sk)
+{
+	if (marks_in_hash && (!lat_filtering() || sk->__sk_common.skc_state == TCP_CLOSE))
+		return;
+	mark(sk, lat_current_is_target());
+}
+
 SEC("tp_btf/tcp_sendmsg_locked")
 int BPF_PROG(tcp_send, struct sock *sk)
 {
-	mark(sk, lat_current_is_target());
+	mark_used(sk);
 	return 0;
 }
 
 SEC("tp_btf/tcp_rcv_space_adjust")
 int BPF_PROG(tcp_recv, struct sock *sk)
 {
-	mark(sk, lat_current_is_target());
+	mark_used(sk);
 	return 0;
 }
 

@@ -108,6 +108,18 @@ static void optional(struct tcp *t, const struct btf *btf)
 	}
 }
 
+/* PREEMPT_RT's hash of marks: 16384, and 512 per CPU where that is more
+ * (the kernel's LRU keeps up to 128 free entries on each CPU's list, which
+ * a small table with many CPUs would evict live marks to fill);
+ * LATBPF_TCP_MARKS may make it smaller */
+static __u32 marks_rt_entries(void)
+{
+	long cpus = libbpf_num_possible_cpus();
+	__u32 n = cpus > 32 ? (__u32)cpus * 512 : LAT_TCP_MAX_MARKS;
+
+	return lat_env_entries("LATBPF_TCP_MARKS", n);
+}
+
 static int tcp_open(const struct lat_family_ctx *fc, const void *cfg, void **priv)
 {
 	const struct lat_run *run = fc->run;
@@ -142,8 +154,7 @@ static int tcp_open(const struct lat_family_ctx *fc, const void *cfg, void **pri
 	/* PREEMPT_RT: no socket storage made in a tracepoint (bpf/tcp.bpf.c) */
 	t->skel->rodata->marks_in_hash = lat_no_storage_in_tracepoints();
 	bpf_map__set_max_entries(t->skel->maps.tcp_marks_rt,
-				 t->skel->rodata->marks_in_hash ?
-				 lat_env_entries("LATBPF_TCP_MARKS", LAT_TCP_MAX_MARKS) : 1);
+				 t->skel->rodata->marks_in_hash ? marks_rt_entries() : 1);
 	bpf_program__set_autoload(t->skel->progs.tcp_retrans, with_err);
 	bpf_program__set_autoload(t->skel->progs.tcp_retrans_old, !with_err);
 	optional(t, fc->btf);
@@ -182,7 +193,7 @@ static const char *tcp_mode(void *priv)
 
 	snprintf(t->mode_str, sizeof(t->mode_str), "attached (tp_btf%s%s)", t->mode,
 		 t->skel->rodata->marks_in_hash ?
-		 "; the target's sockets marked in a hash, not socket storage (PREEMPT_RT)" : "");
+		 "; sockets marked in a hash, not socket storage (PREEMPT_RT)" : "");
 	return t->mode_str;
 }
 

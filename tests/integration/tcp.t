@@ -92,8 +92,8 @@ nr=$(final "$T/con.json" '.tcp.remotes | length')
 check "--per-remote: the connects under 127.0.0.1:$PORT ($rc = $c), one remote ($nr)" test "$rc,$nr" = "$c,1"
 
 # 2a. the marks as on PREEMPT_RT (LATBPF_RT_STORAGE=1): no socket storage
-# made in a tracepoint, the target's sockets in a preallocated hash by
-# address instead; each entry goes when its socket closes. The same 200
+# made in a tracepoint, the target's sockets in a preallocated LRU hash by
+# socket cookie instead; each entry goes when its socket closes. The same 200
 # connects, each socket marked; the hash holds the one the lingering client
 # keeps open, and once the client has exited nothing, or only what the
 # kernel did not run the close for (counted in tcp.missed). A second target
@@ -112,11 +112,17 @@ marks() { bpftool map dump id "${id:-0}" -j 2>/dev/null | jq 'if type == "array"
 # its own); under an emulator the server closes its ends seconds late, so
 # wait for the one left open
 live() { ss -tanH dst 127.0.0.1:$PORT | grep -vc TIME-WAIT; }
-for ((i = 0; i < $(tcg_bound 50); i++)); do [ "$(live)" -le 1 ] && break; sleep 0.1; done
+# (5 s, under TCG 60: a deadline, as each ss takes long there)
+wait_s=5
+[ "${LATBPF_TCG:-0}" = 1 ] && wait_s=60
+until=$((SECONDS + wait_s))
+while [ "$(live)" -gt 1 ] && [ $SECONDS -lt $until ]; do sleep 0.1; done
 open1=$(marks) live1=$(live)
 kill -TERM "$WORK_PID"
-for ((i = 0; i < $(tcg_bound 50); i++)); do [ "$(marks)" = 0 ] && break; sleep 0.1; done
-closed=$(marks)
+# then until the client has none (an entry left by a missed close stays)
+until=$((SECONDS + wait_s))
+while [ "$(live)" -gt 0 ] && [ $SECONDS -lt $until ]; do sleep 0.1; done
+closed=$(marks) live2=$(live)
 stop "$LAT_PID"
 kill "$keeper" 2>/dev/null
 ncon=$(sed -n 's/^connects=//p' "$T/rtm.work")
@@ -129,9 +135,12 @@ diag "RT marks: $ncon connects -> $c samples, sockets $socks, untracked $untr, m
 check "RT marks: the probe says where the marks are ($mode)" grep -q 'marked in a hash' <<<"$mode"
 check "RT marks: $ncon connects, each socket marked ($socks), as many samples ($c) less missed ($miss)" \
 	bash -c "[ '$ncon' = 200 ] && [ '$socks' = 200 ] && [ '$c' -ge $((200 - miss)) ] && [ '$c' -le 200 ]"
-check "RT marks: the hash holds the one socket left open (${open1:-none read} for $live1)" test "${open1:-x},$live1" = 1,1
-check "RT marks: none once it closed, but for closes missed ($miss): ${closed:-none read} left" \
-	bash -c "[ -n '$closed' ] && [ '$closed' -le '$miss' ]"
+# every socket still open is there; a close the kernel did not run the
+# program for (tcp.missed: under TCG the 6.1 guest held 21 for 1) is too
+check "RT marks: the hash holds the one socket left open ($live1), and closes missed ($miss): ${open1:-none read}" \
+	bash -c '[ "$2" = 1 ] && [ -n "$1" ] && [ "$1" -ge 1 ] && [ "$1" -le $((1 + $3)) ]' _ "$open1" "$live1" "$miss"
+check "RT marks: none once the client's sockets are gone ($live2 left), but for closes missed ($miss): ${closed:-none read}" \
+	bash -c '[ "$2" = 0 ] && [ -n "$1" ] && [ "$1" -le "$3" ]' _ "$closed" "$live2" "$miss"
 
 # 2b. --per-remote with room for one remote (LATBPF_TCP_REMOTES=1): two
 # clients, 50 connects each, to 127.0.0.1 and to 127.0.0.2 (a second server).
