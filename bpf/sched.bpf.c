@@ -147,19 +147,22 @@ static __always_inline void st_clear(struct task_st *st)
 /* a record in task_st_hash (raw_tp; tp_btf on PREEMPT_RT), made if none */
 static __always_inline struct task_st *st_hashed(__u32 tid)
 {
-	struct task_st zero = {}, *st = bpf_map_lookup_elem(&task_st_hash, &tid);
+	__u32 k = tid;	/* on the stack here only: not on tp_btf's common path */
+	struct task_st zero = {}, *st = bpf_map_lookup_elem(&task_st_hash, &k);
 
 	if (st)
 		return st;
-	bpf_map_update_elem(&task_st_hash, &tid, &zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&task_st_hash, &tid);
+	bpf_map_update_elem(&task_st_hash, &k, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&task_st_hash, &k);
 }
 
 /* where a thread without its slot keeps its record, if it has one */
 static __always_inline struct task_st *st_overflow(struct task_struct *t, __u32 tid)
 {
+	__u32 k = tid;
+
 	if (no_storage_new)
-		return bpf_map_lookup_elem(&task_st_hash, &tid);
+		return bpf_map_lookup_elem(&task_st_hash, &k);
 	return bpf_task_storage_get(&task_st, t, NULL, 0);
 }
 
@@ -183,8 +186,11 @@ static __always_inline struct task_st *st_get(struct task_struct *t, __u32 tid,
 			st->hc = old->hc;
 			st->ft = old->ft;
 			st->tm = old->tm;
-			if (no_storage_new)	/* one record a thread */
-				bpf_map_delete_elem(&task_st_hash, &tid);
+			if (no_storage_new) {	/* one record a thread */
+				__u32 k = tid;
+
+				bpf_map_delete_elem(&task_st_hash, &k);
+			}
 		} else {
 			st_clear(st);
 		}
@@ -459,10 +465,10 @@ static __always_inline int do_switch(bool preempt, struct task_struct *prev,
 	 * (xchg: every write of the record above lands before the release) */
 	if (btf && sp && sp->tid && (lat_task_state_btf(prev) & TASK_DEAD))
 		__sync_lock_test_and_set(&sp->tid, 0);
-	/* raw_tp, and tp_btf on PREEMPT_RT: a dead task's record goes, so the
-	 * table holds live tasks */
-	if ((!btf || no_storage_new) && sp &&
-	    ((btf ? lat_task_state_btf(prev) : lat_task_state(prev)) & TASK_DEAD)) {
+	/* raw_tp, and tp_btf on PREEMPT_RT (a record in the table has no owner
+	 * tid): a dead task's record goes, so the table holds live tasks */
+	else if (sp && (!btf || (no_storage_new && !sp->tid)) &&
+		 ((btf ? lat_task_state_btf(prev) : lat_task_state(prev)) & TASK_DEAD)) {
 		__u32 tid = BPF_CORE_READ(prev, pid);
 
 		bpf_map_delete_elem(&task_st_hash, &tid);

@@ -207,7 +207,7 @@ int BPF_PROG(tcp_state, struct sock *sk, int oldstate, int newstate)
 
 	if (sk->sk_protocol != IPPROTO_TCP)
 		return 0;
-	if (newstate == TCP_CLOSE && marks_in_hash) {	/* its mark goes with it */
+	if (marks_in_hash && newstate == TCP_CLOSE) {	/* its mark goes with it */
 		__u64 k = mark_key(sk);
 
 		if (k)
