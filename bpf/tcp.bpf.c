@@ -11,15 +11,18 @@
  * arrive in softirq context, where "current" means nothing: they are
  * attributed through the mark. System-wide, every TCP socket counts.
  *
- * On PREEMPT_RT the marks are in a preallocated LRU hash by the socket's
+ * On PREEMPT_RT the marks are in a preallocated hash by the socket's
  * cookie instead, deleted when it closes: the kernel allocates socket
  * storage with kmalloc (6.1: GFP_ATOMIC), which on RT may sleep on a
  * contended lock, and a tracepoint runs with preemption off ("BUG:
  * scheduling while atomic", then a stalled CPU, in the 6.1-rt guest). The
  * cookie, not the address: a close the kernel did not run this program for
  * (a softirq's, while the program ran on that CPU: tcp.missed) leaves an
- * entry that no later socket at that address can match, and the LRU
- * evicts it in time.
+ * entry that no later socket at that address can match. Not an LRU: one
+ * evicts a live socket's mark without a word (its later RTTs and
+ * retransmits then go unattributed), while a full hash refuses the new
+ * mark, which is counted (untracked_sockets); what a missed close left
+ * stays for the run, bounded by tcp.missed.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -52,7 +55,7 @@ struct {
 const volatile bool marks_in_hash = false;
 
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, LAT_TCP_MAX_MARKS);
 	__type(key, __u64);
 	__type(value, struct sk_mark);
@@ -175,7 +178,7 @@ static __always_inline struct sk_mark *mark(struct sock *sk, bool in_target)
  * not one already closed (data read after a reset, or after the peer's FIN
  * took it through TIME_WAIT): no state change would delete that entry. Nor
  * system-wide, where only a connect needs its mark (its handshake's start):
- * every socket of the host would churn the LRU. */
+ * every socket of the host would fill the hash. */
 static __always_inline void mark_used(struct sock *sk)
 {
 	if (marks_in_hash && (!lat_filtering() || sk->__sk_common.skc_state == TCP_CLOSE))

@@ -97,7 +97,8 @@
  *       for DUR (default 10 s). Prints "listening".
  *   latwork [common] tcpclient --port P [--host A] --count N [--connects] [--for DUR]
  *       N round trips of 64 bytes on one connection (--for bounds them in
- *       time), or with --connects N connect+close. Prints "roundtrips=<n>"
+ *       time), or with --connects N connect+close (with --hold N
+ *       connections, each open until exit). Prints "roundtrips=<n>"
  *       or, after "connect_ns p50=<ns> max=<ns>" (each connect() call as
  *       the client timed it), "connects=<n>"; the connection stays open
  *       until exit (--linger).
@@ -109,7 +110,7 @@
  *   --hold         sleep's threads, once counted, stay until the process
  *                  exits (with --linger: a tracer stopped meanwhile sees
  *                  none of their exits, which come after their switch
- *                  counts)
+ *                  counts); tcpclient --connects' connections too
  *   --comm NAME    set the process name (any bytes, for escaping tests)
  *   --timerslack NS  the timer slack of every thread (PR_SET_TIMERSLACK,
  *                  inherited by those it creates): sleeps as long as asked
@@ -907,7 +908,7 @@ static int run_tcpclient(void)
 		return 2;
 	for (i = 0; i < count && now_ns() < end; i++) {
 		if (fd < 0 || tcp_connects) {
-			if (fd >= 0)
+			if (fd >= 0 && !hold)
 				close(fd);
 			fd = socket(AF_INET, SOCK_STREAM, 0);
 			t = now_ns();

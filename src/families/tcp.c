@@ -60,7 +60,8 @@ struct tcp {
 	struct lat_tcp_cpu now, before;
 	__u64 missed, missed_before;	/* lat_prog_misses() */
 	char mode[200];			/* what this kernel lacks */
-	char mode_str[320];
+	char marks_rt[96];		/* PREEMPT_RT's hash, said in the mode */
+	char mode_str[400];
 };
 
 
@@ -109,9 +110,9 @@ static void optional(struct tcp *t, const struct btf *btf)
 }
 
 /* PREEMPT_RT's hash of marks: 16384, and 512 per CPU where that is more
- * (the kernel's LRU keeps up to 128 free entries on each CPU's list, which
- * a small table with many CPUs would evict live marks to fill);
- * LATBPF_TCP_MARKS may make it smaller */
+ * (a host with more CPUs serves more connections at once); a full hash
+ * refuses a new mark, counted in untracked_sockets. LATBPF_TCP_MARKS may
+ * make it smaller. */
 static __u32 marks_rt_entries(void)
 {
 	long cpus = libbpf_num_possible_cpus();
@@ -155,6 +156,10 @@ static int tcp_open(const struct lat_family_ctx *fc, const void *cfg, void **pri
 	t->skel->rodata->marks_in_hash = lat_no_storage_in_tracepoints();
 	bpf_map__set_max_entries(t->skel->maps.tcp_marks_rt,
 				 t->skel->rodata->marks_in_hash ? marks_rt_entries() : 1);
+	if (t->skel->rodata->marks_in_hash)
+		snprintf(t->marks_rt, sizeof(t->marks_rt),
+			 "; sockets marked in a hash of %u, not socket storage (PREEMPT_RT)",
+			 bpf_map__max_entries(t->skel->maps.tcp_marks_rt));
 	bpf_program__set_autoload(t->skel->progs.tcp_retrans, with_err);
 	bpf_program__set_autoload(t->skel->progs.tcp_retrans_old, !with_err);
 	optional(t, fc->btf);
@@ -192,8 +197,7 @@ static const char *tcp_mode(void *priv)
 	struct tcp *t = priv;
 
 	snprintf(t->mode_str, sizeof(t->mode_str), "attached (tp_btf%s%s)", t->mode,
-		 t->skel->rodata->marks_in_hash ?
-		 "; sockets marked in a hash, not socket storage (PREEMPT_RT)" : "");
+		 t->marks_rt);
 	return t->mode_str;
 }
 

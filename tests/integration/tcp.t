@@ -92,7 +92,7 @@ nr=$(final "$T/con.json" '.tcp.remotes | length')
 check "--per-remote: the connects under 127.0.0.1:$PORT ($rc = $c), one remote ($nr)" test "$rc,$nr" = "$c,1"
 
 # 2a. the marks as on PREEMPT_RT (LATBPF_RT_STORAGE=1): no socket storage
-# made in a tracepoint, the target's sockets in a preallocated LRU hash by
+# made in a tracepoint, the target's sockets in a preallocated hash by
 # socket cookie instead; each entry goes when its socket closes. The same 200
 # connects, each socket marked; the hash holds the one the lingering client
 # keeps open, and once the client has exited nothing, or only what the
@@ -141,6 +141,35 @@ check "RT marks: the hash holds the one socket left open ($live1), and closes mi
 	bash -c '[ "$2" = 1 ] && [ -n "$1" ] && [ "$1" -ge 1 ] && [ "$1" -le $((1 + $3)) ]' _ "$open1" "$live1" "$miss"
 check "RT marks: none once the client's sockets are gone ($live2 left), but for closes missed ($miss): ${closed:-none read}" \
 	bash -c '[ "$2" = 0 ] && [ -n "$1" ] && [ "$1" -le "$3" ]' _ "$closed" "$live2" "$miss"
+
+# 2a'. a full hash of marks (LATBPF_TCP_MARKS=64): the client keeps its
+# 200 connections open (--hold), so 64 are marked and the other 136 are
+# refused and counted (untracked_sockets, among the drops), never a live
+# mark evicted unsaid to make room (an LRU's way: the old code marked all
+# 200 and counted nothing); only marked sockets give connect samples
+start_work rtf --linger --hold tcpclient --port $PORT --count 200 --connects --for 20s
+LATBPF_RT_STORAGE=1 LATBPF_TCP_MARKS=64 start_latbpf rtf --pid "$WORK_PID" --probes tcp \
+	--no-tui --json "$T/rtf.json"
+kill -USR1 "$WORK_PID"
+wait_for "$T/rtf.work" '^connects=' 30
+id=$(held_map "$(pgrep -P "$LAT_PID" -x latbpf || echo "$LAT_PID")" tcp_marks_rt)
+full=$(marks) open200=$(ss -tnH state established dst 127.0.0.1:$PORT | wc -l)
+stop "$LAT_PID"
+kill -TERM "$WORK_PID"
+ncon=$(sed -n 's/^connects=//p' "$T/rtf.work")
+c=$(final "$T/rtf.json" .tcp.connect.count)
+miss=$(final "$T/rtf.json" '.tcp.missed // 0')
+untr=$(final "$T/rtf.json" '.tcp.untracked_sockets // 0')
+dun=$(final "$T/rtf.json" '.drops["tcp.untracked_sockets"] // 0')
+socks=$(final "$T/rtf.json" '.tcp.sockets')
+mode=$(jq -r 'select(.probes) | .probes.tcp' "$T/rtf.json" | head -1)
+diag "RT marks, a hash of 64: $ncon connects held open ($open200 established) -> sockets $socks, untracked $untr (drops $dun), $c samples, missed $miss; the hash holds ${full:-?}; mode: $mode"
+check "full RT hash: the probe gives its size ($mode)" grep -q 'marked in a hash of 64,' <<<"$mode"
+check "full RT hash: $ncon connects held open ($open200), 64 marked ($socks), the hash full (${full:-none read})" \
+	bash -c "[ '$ncon' = 200 ] && [ '$open200' -ge 200 ] && [ '$socks' = 64 ] && [ '${full:-0}' = 64 ]"
+check "full RT hash: the other 136 counted ($untr), as drops ($dun)" test "$untr,$dun" = "136,136"
+check "full RT hash: connect samples of the 64 marked only ($c), less missed ($miss)" \
+	between "${c:-0}" $((64 - miss)) 64
 
 # 2b. --per-remote with room for one remote (LATBPF_TCP_REMOTES=1): two
 # clients, 50 connects each, to 127.0.0.1 and to 127.0.0.2 (a second server).
