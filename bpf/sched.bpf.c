@@ -62,7 +62,8 @@ _Static_assert(sizeof(struct task_st) == 64, "one slot, one cache line");
  * instructions, a task-storage lookup a helper call (~28 ns here:
  * tools/overhead.sh), and a switch with a wakeup needs three. A task claims a free slot on first
  * use (cmpxchg: two tids sharing a slot may race), adopting what its task
- * storage held, and frees it in its last switch (TASK_DEAD); a task whose
+ * storage held, and frees it in its last switch (TASK_DEAD), or at its exit
+ * when it is no longer a target (on_exit); a task whose
  * slot another live thread owns keeps its record in task storage. A new
  * task starts from a clean record (sched_wakeup_new), so a reused tid never
  * inherits anything.
@@ -474,6 +475,49 @@ static __always_inline int do_switch(bool preempt, struct task_struct *prev,
 		bpf_map_delete_elem(&task_st_hash, &tid);
 	}
 	return 0;
+}
+
+/* A thread's exit when it is no longer a target (moved out of the target
+ * cgroup): its last switch is not traced, so its slot would stay taken, by
+ * a tid a later thread may get (inheriting a stale record: a sleep from
+ * before its birth), and a record in task_st_hash (raw_tp, PREEMPT_RT)
+ * would fill the table. Freed here, in its own context. A target's go at
+ * its last switch (do_switch), after this; system-wide every thread is
+ * one. */
+static __always_inline int on_exit(struct task_struct *t, bool btf)
+{
+	struct task_st *st;
+	__u32 tid, idx;
+
+	if (!lat_filtering())
+		return 0;
+	tid = TREAD(btf, t, pid);
+	if (!tid || TARGET(btf, t))
+		return 0;
+	if (btf) {
+		idx = tid & slot_mask;
+		st = bpf_map_lookup_elem(&task_slots, &idx);
+		if (st && st->tid == tid) {
+			__sync_val_compare_and_swap(&st->tid, tid, 0);
+			return 0;
+		}
+		if (!no_storage_new)
+			return 0;	/* task storage goes with the task */
+	}
+	bpf_map_delete_elem(&task_st_hash, &tid);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(sched_exit, struct task_struct *p)
+{
+	return on_exit(p, true);
+}
+
+SEC("raw_tp/sched_process_exit")
+int BPF_PROG(sched_exit_raw, struct task_struct *p)
+{
+	return on_exit(p, false);
 }
 
 /* Timer lateness, the sched family's too: its programs need the maps

@@ -93,7 +93,8 @@ static int load(struct lat_schedcore *c, bool btf)
 		/* scheduler entry points by mode; the others (interrupts,
 		 * timers, sched_waking, the iterator and the *_cast twin of
 		 * sched_switch) are a family's, which enables them */
-		if ((strstr(sec, "/sched_switch") || strstr(sec, "/sched_wakeup")) &&
+		if ((strstr(sec, "/sched_switch") || strstr(sec, "/sched_wakeup") ||
+		     strstr(sec, "/sched_process_exit")) &&
 		    !strstr(bpf_program__name(p), "_cast"))
 			bpf_program__set_autoload(p, strncmp(sec, "raw_tp/", 7) ? btf : !btf);
 		else

@@ -114,6 +114,50 @@ check "the text names it too" grep -qF "target: cgroup $CG" "$T/g.err"
 kill "$toucher" 2>/dev/null
 check "nothing left in the kernel after exit" no_progs_above "$progs0"
 
+# A process that leaves the cgroup before it exits gives back its threads'
+# records at their exits (sched_process_exit), which latbpf's switches no
+# longer see: the old code kept the slot taken by a dead tid (which a later
+# thread with that tid would inherit) and, on PREEMPT_RT, the table's entry.
+# One slot and a table of one (as on PREEMPT_RT): the leaver's two threads
+# fill both; once it has exited, the kernel's maps hold none of its tids,
+# and a second process's two threads find room: its sleeps all counted,
+# none lost (the old code lost them all)
+start_work lv --comm leaver sleep --sleep 5ms --count 100
+leaver=$WORK_PID
+echo "$leaver" >"$CG/sub/cgroup.procs"
+LATBPF_RT_STORAGE=1 LATBPF_TASK_SLOTS=1 LATBPF_TASK_RECORDS=1 start_latbpf lv --cgroup "$rel" \
+	--probes sched --per-thread --no-tui --json "$T/lv.json"
+kill -USR1 "$leaver"
+for ((i = 0; i < 100; i++)); do
+	ltid=$(ls /proc/"$leaver"/task 2>/dev/null | grep -vx "$leaver" | head -1)
+	[ -n "$ltid" ] && [ "$(awk '/^voluntary_ctxt_switches/ { print $2 }' /proc/"$leaver"/task/"$ltid"/status 2>/dev/null)" -ge 20 ] 2>/dev/null && break
+	sleep 0.02
+done
+echo "$leaver" >"$MNT/cgroup.procs"
+lcg=$(grep "^0::" /proc/"$leaver"/cgroup 2>/dev/null)
+wait_for "$T/lv.work" '^sleeps=' 30
+for ((i = 0; i < 200; i++)); do kill -0 "$leaver" 2>/dev/null || break; sleep 0.05; done
+lat=$(pgrep -P "$LAT_PID" -x latbpf || echo "$LAT_PID")
+slots=$(held_map "$lat" task_slots) table=$(held_map "$lat" task_st_hash)
+stid=$(bpftool map dump id "${slots:-0}" -j 2>/dev/null | jq -r '.[0].formatted.value.tid // empty')
+nrec=$(bpftool map dump id "${table:-0}" -j 2>/dev/null | jq 'if type == "array" then length else empty end')
+check "the leaver moved out mid-run (${lcg:-gone}) and exited" \
+	bash -c "[ '${lcg:-}' = '0::/' ] && ! kill -0 $leaver 2>/dev/null"
+check "... its slot given back (owner tid ${stid:-none read}: 0, or a live thread's) and the table empty (${nrec:-none read})" \
+	bash -c "[ -n '$stid' ] && { [ '$stid' = 0 ] || [ -d /proc/$stid ]; } && [ '${nrec:-x}' = 0 ]"
+start_work af --comm after sleep --sleep 5ms --count 100
+after=$WORK_PID
+echo "$after" >"$CG/sub/cgroup.procs"
+kill -USR1 "$after"
+wait_for "$T/af.work" '^sleeps=' 30
+stop "$LAT_PID"
+naf=$(final "$T/lv.json" "[.sched.threads[] | select(.pid == $after) | .offcpu_sleep.count] | add // 0")
+lost=$(final "$T/lv.json" '.drops["sched.task_records_lost"] // 0')
+u=$(unseen_wakeups "$T/lv.json")
+diag "leaver $leaver (worker $ltid) left for ${lcg:-?}; slot owner ${stid:-?}, table ${nrec:-?}; after $after: $naf sleeps, records lost $lost"
+check "the next process's 100 sleeps in the freed records ($naf, +-2 %, less $u unseen), none lost ($lost)" \
+	bash -c "[ $naf -ge $((98 - u)) ] && [ $naf -le 101 ] && [ '$lost' = 0 ]"
+
 # bad inputs: exit 2, one line, nothing attached
 usage_error "a cgroup that does not exist" "no such cgroup" --cgroup "$CG/nope"
 usage_error "a file, not a cgroup" "no such cgroup" --cgroup /etc/hostname
