@@ -88,10 +88,14 @@ if [ "${LATBPF_TCG:-0}" != 1 ]; then
 	tracepoint:sched:sched_wakeup_new /curtask->tgid == $WORK_PID/ { @mine[args->pid] = 1; @q[args->pid] = nsecs; }
 	tracepoint:sched:sched_wakeup /@mine[args->pid]/ { @q[args->pid] = nsecs; }
 	tracepoint:sched:sched_switch {
-		if (@q[args->prev_pid]) { \$ran = curtask->se.sum_exec_runtime - curtask->se.prev_sum_exec_runtime; \$w = nsecs - @q[args->prev_pid]; if (\$ran < \$w) { @rq[args->prev_pid] += \$w - \$ran; @n[args->prev_pid] = count(); } @u[args->prev_pid] = count(); delete(@q[args->prev_pid]); }
-		if (@mine[args->prev_pid] && (args->prev_state & 0xff) == 0) { @q[args->prev_pid] = nsecs; }
-		if (@mine[args->prev_pid]) { \$x = nsecs - curtask->se.cfs_rq->rq->clock; @lag[args->prev_pid] = sum(\$x); @lagmin[args->prev_pid] = min(\$x); @lagn[args->prev_pid] = count(); }
-		if (@q[args->next_pid]) { @rq[args->next_pid] += nsecs - @q[args->next_pid]; @n[args->next_pid] = count(); @mx[args->next_pid] = max(nsecs - @q[args->next_pid]); delete(@q[args->next_pid]); }
+		\$t = nsecs; \$qo = 0; \$qi = 0;
+		if (@q[args->prev_pid]) { \$ran = curtask->se.sum_exec_runtime - curtask->se.prev_sum_exec_runtime; \$w = \$t - @q[args->prev_pid]; if (\$ran < \$w) { @rq[args->prev_pid] += \$w - \$ran; @n[args->prev_pid] = count(); } @u[args->prev_pid] = count(); delete(@q[args->prev_pid]); }
+		if (@mine[args->prev_pid] && (args->prev_state & 0xff) == 0) { @q[args->prev_pid] = \$t; \$qo = 1; }
+		if (@mine[args->prev_pid]) { \$x = \$t - curtask->se.cfs_rq->rq->clock; @lag[args->prev_pid] = sum(\$x); @lagmin[args->prev_pid] = min(\$x); @lagn[args->prev_pid] = count(); }
+		if (@q[args->next_pid]) { @rq[args->next_pid] += \$t - @q[args->next_pid]; @n[args->next_pid] = count(); @mx[args->next_pid] = max(\$t - @q[args->next_pid]); delete(@q[args->next_pid]); \$qi = 1; }
+		\$e = nsecs;
+		if (\$qo) { @skout[args->prev_pid] = sum(\$e - \$t); }
+		if (\$qi) { @skin[args->next_pid] = sum(\$e - \$t); }
 	}
 	END { clear(@mine); clear(@q); }" >"$T/mix.bt" 2>"$T/mix.bt.err" &
 	bt=$!
@@ -209,13 +213,25 @@ for role in spin sleep futex waker dio; do
 		# the two read the clock at different points of each event: each
 		# after the other programs on the tracepoint and its own work
 		# before its read, which differ between a switch-out and a
-		# switch-in (by up to 3.9 us a wait here, on a busy CPU 1); and a
+		# switch-in. bpftrace's part it times itself (below: CI's spinner
+		# once 8.1 ms short of bpftrace's count in 1035 waits, where a
+		# rerun's bpftrace took 3.5 ms after its reads at the spinner's
+		# switch-outs, 1.4 at its switch-ins); latbpf's own, up to 4 us a
+		# wait on a busy CPU 1, is allowed; and a
 		# wait bpftrace missed (its recursion misses, or none said: CI's
 		# bpftrace once counted 506 where the kernel and latbpf said 507)
 		# is one of latbpf's, at most its longest
 		miss=$(( qn > ${bn:-0} ? qn - ${bn:-0} : 0 ))
-		check "mixed: $role runnable ($q ns) = bpftrace's count from the same tracepoints (${b:-none}) within 1 % + 1 ms + 4 us a wait (+ $miss waits it missed, of $mx ns at most)" \
-			near "$q" "${b:-x}" "$(awk -v x="${b:-0}" -v n="${bn:-0}" -v m="$miss" -v mx="$mx" 'BEGIN { print x * 0.01 + 1e6 + n * 4000 + m * mx }')"
+		# latbpf reads the clock after bpftrace's program has run: what
+		# that program took after its own read, at the switch-ins less at
+		# the switch-outs of the waits, bpftrace times itself and is
+		# added to its count; what is left is latbpf's own work before
+		# its read, and the dispatch between the two
+		ski=$(sed -n "s/^@skin\[$t\]: //p" "$T/mix.bt") sko=$(sed -n "s/^@skout\[$t\]: //p" "$T/mix.bt")
+		bc=$(( ${b:-0} + ${ski:-0} - ${sko:-0} ))
+		diag "mixed: $role: bpftrace's own work after its read: ${ski:-0} ns at its switch-ins, ${sko:-0} at its switch-outs: its count $b taken as $bc"
+		check "mixed: $role runnable ($q ns) = bpftrace's count from the same tracepoints (${b:-none}, with its own work $bc) within 1 % + 1 ms + 4 us a wait (+ $miss waits it missed, of $mx ns at most)" \
+			near "$q" "${b:+$bc}" "$(awk -v x="${b:-0}" -v n="${bn:-0}" -v m="$miss" -v mx="$mx" 'BEGIN { print x * 0.01 + 1e6 + n * 4000 + m * mx }')"
 	fi
 	# every wait, none lost (a lost first wait was 4 ms of 25): one before
 	# each of its runs (the kernel's count, schedstat's third field) but
