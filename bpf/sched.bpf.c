@@ -484,27 +484,40 @@ static __always_inline int do_switch(bool preempt, struct task_struct *prev,
  * would fill the table. Freed here, in its own context. A target's go at
  * its last switch (do_switch), after this; system-wide every thread is
  * one. */
-static __always_inline int on_exit(struct task_struct *t, bool btf)
+/* Gives back the record of tid, a thread that is no longer a target: its
+ * slot, its table entry; live (alive: its task storage too, which goes by
+ * itself with a task that exits) */
+static __always_inline void st_release(struct task_struct *t, __u32 tid, bool btf, bool alive)
 {
 	struct task_st *st;
-	__u32 tid, idx;
+	__u32 idx;
+
+	if (btf) {
+		idx = tid & slot_mask;
+		st = bpf_map_lookup_elem(&task_slots, &idx);
+		if (st && st->tid == tid) {
+			__sync_val_compare_and_swap(&st->tid, tid, 0);
+			return;
+		}
+		if (!no_storage_new) {
+			if (alive)
+				bpf_task_storage_delete(&task_st, t);
+			return;
+		}
+	}
+	bpf_map_delete_elem(&task_st_hash, &tid);
+}
+
+static __always_inline int on_exit(struct task_struct *t, bool btf)
+{
+	__u32 tid;
 
 	if (!lat_filtering())
 		return 0;
 	tid = TREAD(btf, t, pid);
 	if (!tid || TARGET(btf, t))
 		return 0;
-	if (btf) {
-		idx = tid & slot_mask;
-		st = bpf_map_lookup_elem(&task_slots, &idx);
-		if (st && st->tid == tid) {
-			__sync_val_compare_and_swap(&st->tid, tid, 0);
-			return 0;
-		}
-		if (!no_storage_new)
-			return 0;	/* task storage goes with the task */
-	}
-	bpf_map_delete_elem(&task_st_hash, &tid);
+	st_release(t, tid, btf, false);
 	return 0;
 }
 
@@ -558,8 +571,18 @@ int time_iter(struct bpf_iter__task *ctx)
 	struct task_struct *t = ctx->task;
 	struct task_st *st;
 
-	if (!t || !TARGET(true, t))
+	if (!t)
 		return 0;
+	/* A thread that stopped being a target and lives on (moved out of
+	 * the target cgroup): its record goes, as at an exit, so that if it
+	 * comes back it starts afresh from its first event there, instead of
+	 * one sleep or run across its time away (which its switches outside
+	 * did not end). Away for less than a poll, that one episode stays. */
+	if (!TARGET(true, t)) {
+		if (lat_filtering() && t->pid && st_find(t, t->pid))
+			st_release(t, t->pid, true, true);
+		return 0;
+	}
 	st = time_iter_init ? st_get(t, t->pid, true) : st_find(t, t->pid);
 	if (st)
 		time_iter_task(t, &st->tm, &st->ts);

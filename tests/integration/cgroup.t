@@ -160,6 +160,37 @@ diag "leaver $leaver (worker $ltid) left for ${lcg:-?}; slot owner ${stid:-?}, t
 check "the next process's 100 sleeps in the freed records ($naf, +-2 %, less $u unseen), none lost ($lost)" \
 	bash -c "[ $naf -ge $((98 - u)) ] && [ $naf -le 101 ] && [ '$lost' = 0 ]"
 
+# A thread moved out of the target cgroup and back: the time family's
+# iterator, at the first poll it is out, gives back its record, so on its
+# return it starts afresh. The old code kept the record, and the sleep it
+# was in when it left ended at its first wakeup back: one sleep of its
+# whole time away (1.5 s, where every sleep of it is 5 ms), and an
+# interval that credited more time than its threads had lived (3.98 s in
+# an interval of 1 s with 2 threads). Ground truth: the workload's 5 ms
+# sleeps, and each interval's own length, which no thread of it (its
+# per-thread account) can have lived longer than
+start_work rt --comm returner sleep --sleep 5ms --count 700
+ret=$WORK_PID
+echo "$ret" >"$CG/sub/cgroup.procs"
+start_latbpf rt --cgroup "$rel" --probes sched,time --per-thread --no-tui --json "$T/rt.json"
+kill -USR1 "$ret"
+sleep 0.5
+nth=$(ls /proc/"$ret"/task | wc -l)
+echo "$ret" >"$MNT/cgroup.procs"
+sleep 1.6	# a poll (1 s) at least while it is out
+echo "$ret" >"$CG/sub/cgroup.procs"
+wait_for "$T/rt.work" '^sleeps=' 30
+stop "$LAT_PID"
+rmax=$(final "$T/rt.json" '.sched.offcpu_sleep.max // 0')
+tmax=$(final "$T/rt.json" '[.time.causes[] | select(.cause == "clock_nanosleep") | .max] | max // 0')
+over=$(jq -s --argjson p "$ret" '[.[] | select(.interval and .time) | .length_s as $l |
+	.time.per_thread[]? | select(.pid == $p and .time.wall_ns > $l * 1e9 * 1.01 + 1e6)] | length' "$T/rt.json")
+diag "returner: $(head -c 120 "$T/rt.work"); longest sleep: sched $rmax ns, time $tmax ns; intervals over their threads' time: $over"
+check "a thread back in the cgroup after 1.6 s out: no sleep across its time away (its longest $rmax ns, time's $tmax ns, < 200 ms; its sleeps are 5 ms)" \
+	bash -c "[ $rmax -gt 0 ] && [ $rmax -lt 200000000 ] && [ $tmax -gt 0 ] && [ $tmax -lt 200000000 ]"
+check "... and no interval credits one of its $nth threads with more than the interval's length ($over over)" \
+	bash -c "[ '$over' = 0 ]"
+
 # bad inputs: exit 2, one line, nothing attached
 usage_error "a cgroup that does not exist" "no such cgroup" --cgroup "$CG/nope"
 usage_error "a file, not a cgroup" "no such cgroup" --cgroup /etc/hostname
