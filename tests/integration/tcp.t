@@ -91,6 +91,18 @@ rc=$(final "$T/con.json" "[.tcp.remotes[] | select(.remote == \"127.0.0.1:$PORT\
 nr=$(final "$T/con.json" '.tcp.remotes | length')
 check "--per-remote: the connects under 127.0.0.1:$PORT ($rc = $c), one remote ($nr)" test "$rc,$nr" = "$c,1"
 
+
+# rt_final NAME: from $T/NAME.json's final record, the connect samples (c),
+# the closes the kernel did not run the program for (miss), the sockets
+# refused a mark (untr) and marked (socks); and the probe's mode
+rt_final() {
+	local j=$T/$1.json
+	c=$(final "$j" .tcp.connect.count)
+	miss=$(final "$j" '.tcp.missed // 0')
+	untr=$(final "$j" '.tcp.untracked_sockets // 0')
+	socks=$(final "$j" '.tcp.sockets')
+	mode=$(jq -r 'select(.probes) | .probes.tcp' "$j" | head -1)
+}
 # 2a. the marks as on PREEMPT_RT (LATBPF_RT_STORAGE=1): no socket storage
 # made in a tracepoint, the target's sockets in a preallocated hash by
 # socket cookie instead; each entry goes when its socket closes. The same 200
@@ -126,11 +138,7 @@ closed=$(marks) live2=$(live)
 stop "$LAT_PID"
 kill "$keeper" 2>/dev/null
 ncon=$(sed -n 's/^connects=//p' "$T/rtm.work")
-c=$(final "$T/rtm.json" .tcp.connect.count)
-miss=$(final "$T/rtm.json" '.tcp.missed // 0')
-untr=$(final "$T/rtm.json" '.tcp.untracked_sockets // 0')
-socks=$(final "$T/rtm.json" '.tcp.sockets')
-mode=$(jq -r 'select(.probes) | .probes.tcp' "$T/rtm.json" | head -1)
+rt_final rtm
 diag "RT marks: $ncon connects -> $c samples, sockets $socks, untracked $untr, missed $miss; hash map ${id:-none} holds ${open1:-?} while the client lingers with $live1 socket(s), ${closed:-?} after it exited; mode: $mode"
 check "RT marks: the probe says where the marks are ($mode)" grep -q 'marked in a hash' <<<"$mode"
 check "RT marks: $ncon connects, each socket marked ($socks), as many samples ($c) less missed ($miss)" \
@@ -157,12 +165,8 @@ full=$(marks) open200=$(ss -tnH state established dst 127.0.0.1:$PORT | wc -l)
 stop "$LAT_PID"
 kill -TERM "$WORK_PID"
 ncon=$(sed -n 's/^connects=//p' "$T/rtf.work")
-c=$(final "$T/rtf.json" .tcp.connect.count)
-miss=$(final "$T/rtf.json" '.tcp.missed // 0')
-untr=$(final "$T/rtf.json" '.tcp.untracked_sockets // 0')
+rt_final rtf
 dun=$(final "$T/rtf.json" '.drops["tcp.untracked_sockets"] // 0')
-socks=$(final "$T/rtf.json" '.tcp.sockets')
-mode=$(jq -r 'select(.probes) | .probes.tcp' "$T/rtf.json" | head -1)
 diag "RT marks, a hash of 64: $ncon connects held open ($open200 established) -> sockets $socks, untracked $untr (drops $dun), $c samples, missed $miss; the hash holds ${full:-?}; mode: $mode"
 check "full RT hash: the probe gives its size ($mode)" grep -q 'marked in a hash of 64,' <<<"$mode"
 check "full RT hash: $ncon connects held open ($open200), 64 marked ($socks), the hash full (${full:-none read})" \
