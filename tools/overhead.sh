@@ -133,12 +133,23 @@ detach() {
 	TRACER=
 }
 
-# tracer_ns: "NAME=NS ..." of the tracer's programs (the ones that appeared
-# when it attached) that ran, ns per run by the kernel's accounting
+# tracer_ns [IDS]: "NAME=NS ..." of the tracer's programs (the ones that
+# appeared when it attached; IDS: these, a JSON list) that ran, ns per run
+# by the kernel's accounting
 tracer_ns() {
-	bpftool prog show -j 2>/dev/null | jq -r --argjson before "$PROGS_BEFORE" \
-		'[.[] | select((.id as $i | $before | index($i) | not) and (.run_cnt // 0) > 1000) |
+	bpftool prog show -j 2>/dev/null | jq -r --argjson before "$PROGS_BEFORE" --argjson ids "${1:-null}" \
+		'[.[] | select((.id as $i | if $ids then $ids | index($i) else $before | index($i) | not end) and
+		  (.run_cnt // 0) > 1000) |
 		  "\(.name)=\(.run_time_ns / .run_cnt | floor)"] | join(" ")'
+}
+# switch_ns: of tracer_ns's list on stdin, the sched_switch program's ns
+switch_ns() {
+	tr ' ' '\n' | awk -F= '$1 ~ /^(stamp_switch|sched_switch|sched_switch_cast)$/ { print $2; exit }'
+}
+# new_ids: the ids of the programs that appeared at the last attach
+new_ids() {
+	bpftool prog show -j 2>/dev/null | jq -c --argjson before "$PROGS_BEFORE" \
+		'[.[].id | select(. as $i | $before | index($i) | not)]'
 }
 
 # cpu_ns PID: the CPU time of all its threads, in ns
@@ -228,8 +239,8 @@ for ((k = 0; k < SWITCH_ROUNDS; k++)); do
 	for cfg in floor+clock sched time; do
 		attach "$cfg"
 		workload pipe-pinned >/dev/null
-		tr ' ' '\n' <<<"$(tracer_ns)" | awk -F= -v k="$k" -v cfg="$cfg" \
-			'$1 ~ /^(stamp_switch|sched_switch|sched_switch_cast)$/ { print k "\t" cfg "\t" $2; exit }' >>"$W/switch.tsv"
+		n=$(tracer_ns | switch_ns)
+		[ -n "$n" ] && printf '%s\t%s\t%s\n' "$k" "$cfg" "$n" >>"$W/switch.tsv"
 		detach
 	done
 done
@@ -240,19 +251,10 @@ done
 # misses on the task's lines both read). Each round's difference is the
 # mean of its two orders'. It spreads over a few ns where the rounds above
 # spread over tens, but it is not the cost of one tracer alone: on this VM
-# it read +4 to +8 ns above those rounds' medians (docs/performance.md,
-# 2026-12-04), and for sched against the clock-only program, whose work
-# differs far more, +16. So it is printed beside the verdict, not judged.
-prog_ns() { # IDS (JSON): ns per run of the switch program among them
-	bpftool prog show -j 2>/dev/null | jq -r --argjson ids "$1" \
-		'[.[] | select((.id as $i | $ids | index($i)) and (.run_cnt // 0) > 1000 and
-		  (.name | test("^(sched_switch|sched_switch_cast)$"))) |
-		  .run_time_ns / .run_cnt] | first // empty | floor'
-}
-new_ids() { # the programs that appeared at the last attach
-	bpftool prog show -j 2>/dev/null | jq -c --argjson before "$PROGS_BEFORE" \
-		'[.[].id | select(. as $i | $before | index($i) | not)]'
-}
+# it read 0 to +8 ns above those rounds' medians (docs/performance.md,
+# 2026-11-29 and 2026-12-04), and for sched against the clock-only
+# program, whose work differs far more, +16. So it is printed beside the
+# verdict, not judged.
 : >"$W/together.tsv"
 for ((k = 0; k < SWITCH_ROUNDS; k++)); do
 	for order in "time sched" "sched time"; do
@@ -262,7 +264,7 @@ for ((k = 0; k < SWITCH_ROUNDS; k++)); do
 		attach "$2" 2
 		T2=$TRACER ids2=$(new_ids)
 		workload pipe-pinned >/dev/null
-		n1=$(prog_ns "$ids1") n2=$(prog_ns "$ids2")
+		n1=$(tracer_ns "$ids1" | switch_ns) n2=$(tracer_ns "$ids2" | switch_ns)
 		TRACER=$T2; detach
 		TRACER=$T1; detach
 		T1= T2=
