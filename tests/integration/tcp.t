@@ -91,7 +91,6 @@ rc=$(final "$T/con.json" "[.tcp.remotes[] | select(.remote == \"127.0.0.1:$PORT\
 nr=$(final "$T/con.json" '.tcp.remotes | length')
 check "--per-remote: the connects under 127.0.0.1:$PORT ($rc = $c), one remote ($nr)" test "$rc,$nr" = "$c,1"
 
-
 # rt_final NAME: from $T/NAME.json's final record, the connect samples (c),
 # the closes the kernel did not run the program for (miss), the sockets
 # refused a mark (untr) and marked (socks); and the probe's mode
@@ -103,6 +102,7 @@ rt_final() {
 	socks=$(final "$j" '.tcp.sockets')
 	mode=$(jq -r 'select(.probes) | .probes.tcp' "$j" | head -1)
 }
+
 # 2a. the marks as on PREEMPT_RT (LATBPF_RT_STORAGE=1): no socket storage
 # made in a tracepoint, the target's sockets in a preallocated hash by
 # socket cookie instead; each entry goes when its socket closes. The same 200

@@ -213,20 +213,18 @@ for role in spin sleep futex waker dio; do
 		# the two read the clock at different points of each event: each
 		# after the other programs on the tracepoint and its own work
 		# before its read, which differ between a switch-out and a
-		# switch-in. bpftrace's part it times itself (below: CI's spinner
-		# once 8.1 ms short of bpftrace's count in 1035 waits, where a
-		# rerun's bpftrace took 3.5 ms after its reads at the spinner's
-		# switch-outs, 1.4 at its switch-ins); latbpf's own, up to 4 us a
-		# wait on a busy CPU 1, is allowed; and a
+		# switch-in. latbpf reads after bpftrace's whole program: what
+		# that took after its own read, at the waits' switch-ins less at
+		# their switch-outs, bpftrace times itself, and it is added to
+		# its count (CI's spinner once 8.1 ms short of bpftrace's count
+		# in 1035 waits, where a rerun's bpftrace took 3.5 ms after its
+		# reads at the spinner's switch-outs, 1.4 at its switch-ins);
+		# latbpf's own work before its read and the dispatch between the
+		# two, up to 4 us a wait on a busy CPU 1, are allowed; and a
 		# wait bpftrace missed (its recursion misses, or none said: CI's
 		# bpftrace once counted 506 where the kernel and latbpf said 507)
 		# is one of latbpf's, at most its longest
 		miss=$(( qn > ${bn:-0} ? qn - ${bn:-0} : 0 ))
-		# latbpf reads the clock after bpftrace's program has run: what
-		# that program took after its own read, at the switch-ins less at
-		# the switch-outs of the waits, bpftrace times itself and is
-		# added to its count; what is left is latbpf's own work before
-		# its read, and the dispatch between the two
 		ski=$(sed -n "s/^@skin\[$t\]: //p" "$T/mix.bt") sko=$(sed -n "s/^@skout\[$t\]: //p" "$T/mix.bt")
 		bc=$(( ${b:-0} + ${ski:-0} - ${sko:-0} ))
 		diag "mixed: $role: bpftrace's own work after its read: ${ski:-0} ns at its switch-ins, ${sko:-0} at its switch-outs: its count $b taken as $bc"
