@@ -954,7 +954,9 @@ static void self_line(const struct scr *x, FILE *f)
 	fputc('\n', f);
 }
 
-/* zero drops said; otherwise what was lost and how much */
+/* zero drops said; otherwise what was lost and how much: in the whole run
+ * and, in an interval's view, in that interval (a final record keeps only the
+ * run's totals, so the summary a report rebuilds from it reads the same) */
 static void drops_text(const struct scr *x, FILE *f)
 {
 	const struct lat_node *d = lat_snap_find(&x->s->root, "drops"), *c;
@@ -965,8 +967,10 @@ static void drops_text(const struct scr *x, FILE *f)
 	for (c = d->child; c; c = c->next) {
 		if (c->kind != LAT_COUNT || !c->v.c.run)
 			continue;
-		fprintf(f, "%s %s %llu (interval %llu)", any ? "," : "DROPS: lost", c->key,
-			(unsigned long long)c->v.c.run, (unsigned long long)c->v.c.iv);
+		fprintf(f, "%s %s %llu", any ? "," : "DROPS: lost", c->key,
+			(unsigned long long)c->v.c.run);
+		if (!x->s->final)
+			fprintf(f, " (interval %llu)", (unsigned long long)c->v.c.iv);
 		any = true;
 	}
 	if (!any)

@@ -7,6 +7,7 @@
 #include "core/snap.h"
 #include "output/json.h"
 #include "output/prom.h"
+#include "output/screen.h"
 #include "output/http.h"
 #include "tap.h"
 
@@ -197,6 +198,38 @@ int main(void)
 	}
 	free(p);
 	lat_snap_free(&s);
+
+	/* the summary's drops: the run's total, and an interval's own only in
+	 * an interval's view (a saved final record keeps the run's totals
+	 * alone, so a report rebuilt from it must print the same line) */
+	{
+		struct lat_screen v = { .cols = 120, .rows = 40 };
+		char *t = NULL;
+		size_t tl = 0;
+		FILE *f;
+
+		for (int fin = 0; fin < 2; fin++) {
+			lat_snap_reset(&s);
+			s.final = fin;
+			s.interval = fin ? 0 : 3;
+			lat_pub_obj(&s, "fam", "a family");
+			lat_pub_flags(lat_pub_count(&s, "lost", 0, 1), LAT_F_NONZERO | LAT_F_DROP);
+			lat_pub_end(&s);
+			lat_snap_publish_drops(&s);
+			f = open_memstream(&t, &tl);
+			lat_screen_render(f, &s, NULL, &v);
+			fclose(f);
+			if (fin)
+				ok(has(t, "DROPS: lost fam.lost 1\n"),
+				   "whole-run summary: the run's drops, no interval's figure");
+			else
+				ok(has(t, "DROPS: lost fam.lost 1 (interval 0)\n"),
+				   "an interval's summary: the run's drops and the interval's");
+			free(t);
+			t = NULL;
+		}
+		lat_snap_free(&s);
+	}
 
 	/* the /metrics bodies: written through a stream into a pooled block
 	 * that grows, handed back and taken again without a new one */
