@@ -242,11 +242,15 @@ static int one_size(struct fcache *fc, struct lat_bres *r, __u64 size)
 /* Sizes doubling from 4 MiB until one past the knee (the first whose mean
  * read is 3x the fastest size's: at twice the cache, half the reads miss),
  * or the cap, 4x the limit, half the free space, or 4x the time (a slow
- * disk). Returns the knee, 0 if none; -ENOMEM as ~0. */
+ * disk). A knee holds when the size after it is as slow: a host that stops
+ * the vCPU for milliseconds in one size's pass (5 ms of reads at 32 MiB)
+ * triples that size's mean alone (a CI run on a stolen host found its knee
+ * at 32 MiB in a cgroup of 128). Returns the knee, 0 if none (a slow last
+ * size counts, with none after it to say otherwise); -ENOMEM as ~0. */
 static __u64 sizes(struct lat_bctx *c, struct fcache *fc, struct lat_bres *first,
 		   __u64 limit, __u64 cap)
 {
-	__u64 size, knee = 0, m0 = 0, mean;
+	__u64 size, knee = 0, cand = 0, m0 = 0, mean;
 	struct lat_bres *r = first;
 	char name[40];
 	int err;
@@ -261,17 +265,22 @@ static __u64 sizes(struct lat_bctx *c, struct fcache *fc, struct lat_bres *first
 				return ~0ULL;
 		}
 		err = one_size(fc, r, size);
-		if (err)
-			return err < 0 ? ~0ULL : knee;	/* said in r; the sizes before stand */
+		if (err)	/* said in r; the sizes before stand */
+			return err < 0 ? ~0ULL : knee ? knee : cand;
 		mean = r->ticks.count ? r->ticks.sum / r->ticks.count : 0;
-		if (!knee && m0 && mean >= 3 * m0)
-			knee = size;
+		if (m0 && mean >= 3 * m0) {
+			knee = cand;	/* the one before was slow too */
+			cand = cand ? cand : size;
+		} else {
+			cand = 0;	/* a stretch of the host's, not the device */
+		}
 		if (!m0 || mean < m0)	/* the fastest size so far: the cache's speed */
 			m0 = mean ? mean : 1;
-		if ((knee && size > knee) || size * 2 > cap || size * 2 > 4 * limit ||
-		    size * 2 > free_bytes(fc->fd) / 2 ||
-		    lat_now_ns() >= c->deadline + 3 * c->budget_ns)
+		if (knee)
 			return knee;
+		if (size * 2 > cap || size * 2 > 4 * limit || size * 2 > free_bytes(fc->fd) / 2 ||
+		    lat_now_ns() >= c->deadline + 3 * c->budget_ns)
+			return cand;
 	}
 }
 
