@@ -304,6 +304,7 @@ trap 'cleanup; rm_ctl_cg' EXIT
 run_case() { # run_case NAME INTERVAL CTL_BURST CTL_PERIOD
 	local name=$1 iv=$2 lp tids n sum max long stalls stall_ns picked stot smax target_ns cg cgv cgr in
 	local over nr_set nr_unset nr_unknown cn csum cmax cover cpid wp nr_guard kover kmax umax napped napped_ns kwhat
+	local c0 c1 cself lcpu
 	# in a session of its own, as a service is: another autogroup than
 	# latbpf's, where SCHED_IDLE alone did not yield (latbpf's threads
 	# are in an idle cgroup for that: src/core/idlecg.h)
@@ -326,6 +327,7 @@ run_case() { # run_case NAME INTERVAL CTL_BURST CTL_PERIOD
 	# call), 60-320 us in latbpf's close() a tracepoint here, once a run,
 	# as any BPF tool's detach (docs/performance.md, "Attach and detach");
 	# --duration only bounds it
+	c0=$(awk '{ print $1 }' /proc/"$cpid"/schedstat)	# the control's CPU ns
 	LAT_TMO=$((SECS + 30)) start_latbpf "$name" --pid "$WORK_PID" --per-thread --per-cpu \
 		--interval "$iv" --duration "$((SECS + 10))s" --no-tui --json "$T/$name.json"
 	lp=$(pgrep -P "$LAT_PID" -x latbpf || echo "$LAT_PID")
@@ -346,11 +348,16 @@ run_case() { # run_case NAME INTERVAL CTL_BURST CTL_PERIOD
 		< <(delay_by "$lp" "$tids" $((SECS - 2)) "$cpid")
 	stop "$LAT_PID"
 	ok $? "$name: latbpf exits 0"
+	c1=$(awk '{ print $1 }' /proc/"$cpid"/schedstat)
 	kill -TERM "$WORK_PID" "$cpid" 2>/dev/null
 	read -r stot smax < <(self_of "$T/$name.json")
+	# what the same meter charged the control, and latbpf's CPU ns
+	cself=$(final "$T/$name.json" "[.hiccup.cpus[].top[]? | select(.kind == \"task\" and
+		.pid == $cpid) | .total_ns] | add // 0")
+	lcpu=$(final "$T/$name.json" '.self.cpu_pct / 100 * .run.duration_s * 1e9 | floor')
 	target_ns=$(final "$T/$name.json" .run.duration_s | awk '{ printf "%.0f", 8 * $1 * 1e9 }')
 	diag "$name: priority $(final "$T/$name.json" .run.latbpf_cpus.priority) | bpftrace: $n waits behind latbpf, $sum ns in all, max $max ns, $over over 100 us, $long over 2 ms; host stalls: $stalls, $stall_ns ns; latbpf asleep at the start of $napped (the CPU not yet running it: $napped_ns ns taken off); latbpf picked with a target queued $picked times | hiccup: latbpf (self) $stot ns, max $smax ns | cpu $(final "$T/$name.json" .self.cpu_pct) %"
-	diag "$name: control (latwork idler $3 every $4): $cn waits behind it, $csum ns in all, max $cmax ns, $cover over 100 us | need_resched at a wakeup behind latbpf: set $nr_set, not set $nr_unset, not read $nr_unknown; behind the guard thread $nr_guard"
+	diag "$name: control (latwork idler $3 every $4): $cn waits behind it, $csum ns in all, max $cmax ns, $cover over 100 us; hiccup charged it $cself ns for its $((c1 - c0)) ns of CPU (latbpf: $stot ns for $lcpu ns) | need_resched at a wakeup behind latbpf: set $nr_set, not set $nr_unset, not read $nr_unknown; behind the guard thread $nr_guard"
 	# Item 1's design: a target that wakes where latbpf runs preempts it
 	# at once. The kernel's own word for that is need_resched on latbpf's
 	# thread when the wakeup is traced (wakeup_preempt() runs first);
@@ -430,9 +437,18 @@ run_case() { # run_case NAME INTERVAL CTL_BURST CTL_PERIOD
 		test "${kover:-1}" = 0
 	_todo=
 	# the hiccup family cannot tell a stopped vCPU from latbpf's run: the
-	# stalls bpftrace found are taken off its figure
-	timing check "$name: hiccup: latbpf (self), less the host's stalls, at most 0.05 % of the target's time ($stot - $stall_ns ns)" \
-		num_le "$(((stot - stall_ns) * 2000))" "$target_ns"
+	# stalls bpftrace found are taken off its figure. Those it finds are 2
+	# ms and longer; a host that steals in shorter bursts (CI on
+	# 2026-12-03, 5.2 % steal: 154 ms less 22 ms found, bpftrace's own
+	# count 55 ms) charges latbpf's CPU time with them, and as much
+	# any idle task's: so latbpf also passes where the meter charged it
+	# no more per ns of its CPU than it charged the control per ns of the
+	# control's (a quiet host, 12 s at 100 ms: 11 ms per CPU second, the
+	# control 22; with --priority normal 75, the control 15. A control
+	# out of the meter's top intruders counts 0: no allowance)
+	timing check "$name: hiccup: latbpf (self), less the host's stalls, at most 0.05 % of the target's time ($stot - $stall_ns ns), or per ns of its CPU at most the control's ($stot for $lcpu ns, the control $cself for $((c1 - c0)) ns)" \
+		bash -c "[ -n '$stot' ] && [ -n '$target_ns' ] && { [ $((${stot:-0} - ${stall_ns:-0})) -le $((${target_ns:-0} / 2000)) ] ||
+			awk -v a=$stot -v la=$lcpu -v c=$cself -v lc=$((c1 - c0)) 'BEGIN { exit !(la > 0 && lc > 0 && a / la <= c / lc) }'; }"
 	covers "$name" "$T/$name.json" "$iv"
 }
 run_case fast 100ms 3ms 100ms
