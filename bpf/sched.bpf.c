@@ -564,7 +564,9 @@ int BPF_PROG(fault_filemap)
 
 /* The time family's iterator (src/families/time.c runs it at each poll):
  * every target thread's open episode credited up to now; on its first run
- * at the run's start, a record for each that has none (bpf/time.bpf.h). */
+ * at the run's start, a record for each that has none (bpf/time.bpf.h).
+ * Without the time family, under --cgroup, the shared object's sweep
+ * (families/schedcore.c): the records of threads moved out, alone. */
 SEC("iter/task")
 int time_iter(struct bpf_iter__task *ctx)
 {
@@ -583,6 +585,8 @@ int time_iter(struct bpf_iter__task *ctx)
 			st_release(t, t->pid, true, true);
 		return 0;
 	}
+	if (!en_time)
+		return 0;
 	st = time_iter_init ? st_get(t, t->pid, true) : st_find(t, t->pid);
 	if (st)
 		time_iter_task(t, &st->tm, &st->ts);

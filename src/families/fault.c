@@ -105,6 +105,7 @@ static int fault_poll(void *priv)
 	struct fault *f = priv;
 	int c, err;
 
+	lat_schedcore_sweep(f->sc);
 	if ((err = lat_cpu_array_read(&f->cpus, f->percpu, sizeof(*f->percpu))))
 		return err;
 	f->before = f->now;

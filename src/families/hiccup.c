@@ -695,6 +695,7 @@ static int hiccup_poll(void *priv)
 	__u64 tp;
 	int err;
 
+	lat_schedcore_sweep(h->sc);
 	h->iv_first = h->nevents;
 	h->arrived_iv = h->arrived;
 	h->dropped_iv = h->events_dropped;

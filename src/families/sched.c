@@ -476,6 +476,7 @@ static int sched_poll(void *priv)
 	struct lat_sched_cpu *c = s->cpu_before;
 	int i, err;
 
+	lat_schedcore_sweep(s->sc);
 	s->cpu_before = s->cpu_now;
 	s->cpu_now = c;
 	/* every CPU's histograms (tens of KiB a CPU) from the mapping, then a

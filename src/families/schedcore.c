@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "families/schedcore.h"
 #include "core/btf.h"
@@ -123,6 +124,9 @@ static int load(struct lat_schedcore *c, bool btf)
 	shrink_family_maps(skel->obj);
 	for (i = 0; i < c->n; i++)
 		c->cfg[i](skel, c->priv[i], btf);
+	/* lat_schedcore_sweep's (the time family loads it for itself) */
+	if (btf && (c->run->target.mode & LAT_TARG_CGROUP))
+		bpf_program__set_autoload(skel->progs.time_iter, true);
 	err = sched_bpf__load(skel);
 	if (err) {
 		sched_bpf__destroy(skel);
@@ -169,10 +173,38 @@ int lat_schedcore_attach(struct lat_schedcore *c)
 	return c->err;
 }
 
+void lat_schedcore_sweep(struct lat_schedcore *c)
+{
+	char buf[64];
+	ssize_t n = 0;
+	int fd = -1;
+
+	if (!c->skel || !c->btf || !(c->run->target.mode & LAT_TARG_CGROUP) ||
+	    c->skel->rodata->en_time || c->sweep_failed ||
+	    (c->swept_at && c->swept_at == c->poll_ns))
+		return;
+	c->swept_at = c->poll_ns;
+	if (c->sweep || (c->sweep = bpf_program__attach_iter(c->skel->progs.time_iter, NULL)))
+		fd = bpf_iter_create(bpf_link__fd(c->sweep));
+	/* the program writes nothing: one read() walks every task */
+	while (fd >= 0 && (n = read(fd, buf, sizeof(buf))) > 0)
+		;
+	if (fd < 0 || n < 0) {
+		fprintf(stderr, "latbpf: sched: cannot free the records of threads that left the "
+			"target cgroups (%s): one that comes back may show a wait across its "
+			"time away\n", strerror(errno));
+		c->sweep_failed = true;
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
 void lat_schedcore_leave(struct lat_schedcore *c)
 {
 	if (--c->users > 0)
 		return;
+	bpf_link__destroy(c->sweep);
+	c->sweep = NULL;
 	if (c->slots_free)
 		c->slots_free(c);
 	sched_bpf__destroy(c->skel);

@@ -8,6 +8,7 @@
 #include "core/snap.h"
 
 struct sched_bpf;
+struct bpf_link;
 struct lat_sc_slots;
 
 /* A family's settings for the shared object, applied at every (re)open:
@@ -51,6 +52,9 @@ struct lat_schedcore {
 	int time_err;
 	struct lat_sc_losses losses;	/* lat_schedcore_losses(), read at */
 	__u64 losses_at;		/* this poll_ns */
+	struct bpf_link *sweep;		/* lat_schedcore_sweep()'s iterator, run at */
+	__u64 swept_at;			/* this poll_ns */
+	bool sweep_failed;		/* said once, not tried again */
 };
 
 int lat_schedcore_join(struct lat_schedcore *c, lat_schedcore_cfg cfg, void *priv);
@@ -59,6 +63,14 @@ int lat_schedcore_join(struct lat_schedcore *c, lat_schedcore_cfg cfg, void *pri
 int lat_schedcore_load(struct lat_schedcore *c);
 int lat_schedcore_attach(struct lat_schedcore *c);
 void lat_schedcore_leave(struct lat_schedcore *c);
+
+/* Once a poll, from each family's poll (the first call does it): under
+ * --cgroup without the time family (whose iterator does it then), the
+ * records of threads that left the target cgroups and live on are freed,
+ * as an exit frees them, so a thread that comes back starts afresh instead
+ * of ending at its first event there a sleep or a wait across its time
+ * away. A failure is said once on stderr, and the run goes on. */
+void lat_schedcore_sweep(struct lat_schedcore *c);
 
 /* What the shared object lost, for the one family that reports it (sched
  * when it runs, else hiccup): events of a target that found no per-task
