@@ -266,7 +266,7 @@ static __u64 sizes(struct lat_bctx *c, struct fcache *fc, struct lat_bres *first
 		}
 		err = one_size(fc, r, size);
 		if (err)	/* said in r; the sizes before stand */
-			return err < 0 ? ~0ULL : knee ? knee : cand;
+			return err < 0 ? ~0ULL : cand;
 		mean = r->ticks.count ? r->ticks.sum / r->ticks.count : 0;
 		if (m0 && mean >= 3 * m0) {
 			knee = cand;	/* the one before was slow too */

@@ -93,7 +93,8 @@ static int load(struct lat_schedcore *c, bool btf)
 
 		/* scheduler entry points by mode; the others (interrupts,
 		 * timers, sched_waking, the iterator and the *_cast twin of
-		 * sched_switch) are a family's, which enables them */
+		 * sched_switch) are a family's, which enables them (the
+		 * iterator also below, for lat_schedcore_sweep) */
 		if ((strstr(sec, "/sched_switch") || strstr(sec, "/sched_wakeup") ||
 		     strstr(sec, "/sched_process_exit")) &&
 		    !strstr(bpf_program__name(p), "_cast"))
@@ -189,6 +190,9 @@ void lat_schedcore_sweep(struct lat_schedcore *c)
 	/* the program writes nothing: one read() walks every task */
 	while (fd >= 0 && (n = read(fd, buf, sizeof(buf))) > 0)
 		;
+	/* interrupted: this poll's sweep skipped, the next one's tried */
+	if (fd >= 0 && n < 0 && (errno == EINTR || errno == EAGAIN))
+		n = 0;
 	if (fd < 0 || n < 0) {
 		fprintf(stderr, "latbpf: sched: cannot free the records of threads that left the "
 			"target cgroups (%s): one that comes back may show a wait across its "

@@ -955,8 +955,9 @@ static void self_line(const struct scr *x, FILE *f)
 }
 
 /* zero drops said; otherwise what was lost and how much: in the whole run
- * and, in an interval's view, in that interval (a final record keeps only the
- * run's totals, so the summary a report rebuilds from it reads the same) */
+ * and, in an interval's snapshot (not the final one), in that interval (a
+ * final record keeps only the run's totals, so the summary a report rebuilds
+ * from it reads the same) */
 static void drops_text(const struct scr *x, FILE *f)
 {
 	const struct lat_node *d = lat_snap_find(&x->s->root, "drops"), *c;
