@@ -9,7 +9,10 @@
  *       and does the same. Prints "sleeps=<total> nvcsw=<n> nivcsw=<n>
  *       slept_ns=<ns> slept_p50=<ns> tids=<tid,...>", the switch counts from
  *       getrusage(RUSAGE_THREAD) of the sleeping threads and their time
- *       inside clock_nanosleep (CLOCK_MONOTONIC around each call).
+ *       inside clock_nanosleep (CLOCK_MONOTONIC around each call); with
+ *       --spawn-after, then "late_nvcsw=<n>": the late thread's own
+ *       voluntary switches (a sleep whose timer fired before the thread
+ *       reached schedule() is not one).
  *   latwork [common] threads --threads K --sleep DUR [--sleep-max DUR] --for DUR
  *       K threads (any number: small stacks) each sleep DUR in a loop
  *       (with --sleep-max, a length drawn evenly between the two each
@@ -154,6 +157,7 @@ static long long period_ns = 100000000, burst_ns = 5000000, spawn_after_ns, slee
 static int cpu = -1, nthreads = 1, fifo, batch, for_set;
 static double rate;
 static volatile long long total_sleeps, total_nvcsw, total_nivcsw, total_slept_ns;
+static volatile long long late_nvcsw = -1;	/* the --spawn-after thread's own */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int hold;
 static sem_t sleepers_done;
@@ -265,6 +269,8 @@ static void *sleeper(void *arg)
 	/* the kernel's own switch counts for this thread, from its start */
 	getrusage(RUSAGE_THREAD, &ru);
 	__sync_fetch_and_add(&total_nvcsw, ru.ru_nvcsw);
+	if (arg)
+		late_nvcsw = ru.ru_nvcsw;
 	__sync_fetch_and_add(&total_nivcsw, ru.ru_nivcsw);
 	__sync_fetch_and_add(&total_sleeps, n);
 	__sync_fetch_and_add(&total_slept_ns, in);
@@ -294,7 +300,7 @@ static int run_sleep(void)
 		ts.tv_sec = spawn_after_ns / 1000000000LL;
 		ts.tv_nsec = spawn_after_ns % 1000000000LL;
 		nanosleep(&ts, NULL);
-		pthread_create(&th[n++], NULL, sleeper, NULL);
+		pthread_create(&th[n++], NULL, sleeper, (void *)1);
 	}
 	for (i = 0; i < n; i++) {
 		if (hold)
@@ -306,6 +312,8 @@ static int run_sleep(void)
 	printf("sleeps=%lld nvcsw=%lld nivcsw=%lld slept_ns=%lld slept_p50=%lld tids=%s\n",
 	       total_sleeps, total_nvcsw, total_nivcsw, total_slept_ns,
 	       median_ll(sleep_lens, sleep_nlens < sleep_cap ? sleep_nlens : sleep_cap), tids);
+	if (spawn_after_ns)
+		printf("late_nvcsw=%lld\n", late_nvcsw);
 	return 0;
 }
 
