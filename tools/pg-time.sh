@@ -55,17 +55,4 @@ pids=$(paste -sd, "$W/backends")
 echo "PostgreSQL $("$PG/postgres" -V | awk '{ print $3 }'), pgbench -c $CLIENTS -j $CLIENTS -T $SECS over TCP (scale $SCALE), latbpf --pid $PM --children"
 grep -E '^(number of transactions actually processed|latency average|tps)' "$W/pgbench.out" | sed 's/^/  pgbench: /'
 echo "  client backends (pg_stat_activity): $pids"
-jq -r --arg pids "$pids" 'select(.final == true) |
-	($pids | split(",") | map(tonumber)) as $p |
-	[.time.per_thread[] | select(.pid as $x | $p | index($x))] as $b |
-	($b | map(.time.wall_ns) | add) as $wall |
-	([$b[].time.causes[]] | group_by([.state, .cause, .reason]) |
-	 map({state: .[0].state, cause: (.[0].cause // ""), reason: (.[0].reason // ""),
-	      ns: (map(.ns) | add), count: (map(.count // 0) | add)}) |
-	 sort_by(-.ns)) as $c |
-	"  \($b | length) backends, wall time \($wall / 1e9 * 1000 | round / 1000) s; causes sum to \(($c | map(.ns) | add) / 1e9 * 1000 | round / 1000) s",
-	"",
-	"  state     cause             reason      time     share   episodes   mean",
-	($c[] | select(.ns / $wall >= 0.001) |
-	 "  \(.state | .+ "          " | .[:9]) \(.cause | .+ "                  " | .[:17]) \(.reason | .+ "        " | .[:7]) \((.ns / 1e9 * 1000 | round / 1000) | tostring | .+ " s" | "       " + . | .[-9:])  \((.ns / $wall * 1000 | round / 10) | tostring | .+ " %" | "      " + . | .[-7:])  \(.count | tostring | "        " + . | .[-9:])  \(if .count > 0 then ((.ns / .count / 1000 * 10 | round / 10) | tostring) + " us" else "" end)")' \
-	"$W/run.json"
+jq -r --arg pids "$pids" -f "$(dirname "$0")/pg-time.jq" "$W/run.json"
